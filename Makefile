@@ -1,0 +1,165 @@
+# gpushim: build, test, demo and install.  `make help` lists the targets.
+
+CUDA_HOME ?= /usr/local/cuda
+PREFIX ?= /usr/local
+CC ?= cc
+PYTHON ?= python3
+B := build
+
+WARN := -Wall -Wextra -Werror -Wformat=2
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -fPIC $(WARN) $(CFLAGS)
+CPPFLAGS_LIB := -D_GNU_SOURCE -Isrc -Iinclude -I$(CUDA_HOME)/include \
+	-DGS_DEFAULT_POLICY='"policies/default.policy"'
+
+LIB_SRCS := $(wildcard src/*.c)
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/obj/%.o)
+LIB := $(B)/libgpushim.so
+MAP := $(B)/gpushim.map
+
+STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13
+
+.PHONY: all lib standin tests demo check check-unit check-preload check-gpu bench install uninstall deps \
+	deps-demo clean help
+all: lib
+
+help:
+	@echo "make                build $(LIB)"
+	@echo "make demo           install what the demo needs, build, run bench/demo.py under the shim"
+	@echo "make check          install what the tests need, build, run every test that needs no GPU"
+	@echo "make check-gpu      on a GPU machine: the same programs against the real CUDA libraries"
+	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
+	@echo "make install PREFIX=DIR   install the library, header, scripts and man pages"
+
+# ---- the library -----------------------------------------------------------------------------------------
+lib: $(LIB)
+
+$(B)/obj/%.o: src/%.c | $(B)/obj
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(B)/obj/policy.o: policies/default.policy
+
+$(MAP): src/exports.map.in src/routines.def src/gs_table.h | $(B)
+	$(CC) -E -P -Isrc -x c $< -o $@
+
+$(LIB): $(LIB_OBJS) $(MAP)
+	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=$(MAP) -Wl,-z,defs -Wl,-soname,libgpushim.so \
+		-ldl -lpthread -lm
+
+$(B) $(B)/obj $(B)/standin $(B)/tests:
+	mkdir -p $@
+
+-include $(LIB_OBJS:.o=.d)
+
+# ---- the CUDA stand-in (tests/standin) ------------------------------------------------------------------
+standin: $(STANDIN)
+
+$(B)/standin/libcudart.so.13: tests/standin/cudart.c tests/standin/standin.h | $(B)/standin
+	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -shared -Wl,-soname,libcudart.so.13 $< -o $@ -lpthread
+
+$(B)/standin/libcublas.so.13: tests/standin/cublas.c tests/standin/standin.h $(B)/standin/libcudart.so.13
+	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -shared -Wl,-soname,libcublas.so.13 $< -o $@ \
+		-L$(B)/standin -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN'
+
+# ---- dependencies ----------------------------------------------------------------------------------------
+deps:
+	tests/deps.sh test
+deps-demo:
+	tests/deps.sh demo
+
+# ---- test programs ---------------------------------------------------------------------------------------
+# The libraries that provide each symbol spelling (tests/deps.sh installs them):
+#   plain   Debian's OpenBLAS                 dgemm_, cblas_dgemm
+#   ilp64   NumPy 1.26's bundled OpenBLAS     dgemm_64_, cblas_dgemm64_
+#   scipy   PyPI scipy-openblas32             scipy_dgemm_, scipy_cblas_dgemm
+#   scipy64 PyPI scipy-openblas64             scipy_dgemm_64_, scipy_cblas_dgemm64_
+VENV2 := $(B)/venv-np2
+VENV1 := $(B)/venv-np1
+pydir = $(wildcard $(1)/lib/python3*/site-packages)
+BLAS_plain := -lopenblas
+BLAS_ilp64 = $(firstword $(wildcard $(call pydir,$(VENV1))/numpy.libs/libopenblas64_*.so))
+BLAS_scipy = $(call pydir,$(VENV2))/scipy_openblas32/lib/libscipy_openblas.so
+BLAS_scipy64 = $(call pydir,$(VENV2))/scipy_openblas64/lib/libscipy_openblas64_.so
+SPELLINGS := plain ilp64 scipy scipy64
+TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
+
+TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
+	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
+	$(B)/tests/threads $(B)/tests/unit
+tests: $(LIB) $(STANDIN) $(TEST_PROGS)
+
+$(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lm
+
+$(B)/tests/blas_cmp: tests/progs/blas_cmp.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lm
+
+$(B)/tests/librtld_user.so: tests/progs/rtld_local_user.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $< -o $@ -lopenblas
+
+$(B)/tests/rtld_local_main: tests/progs/rtld_local_main.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+
+$(B)/tests/libctor.so: tests/progs/ctor_lib.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $< -o $@ -lopenblas
+
+$(B)/tests/ctor_main: tests/progs/ctor_main.c $(B)/tests/libctor.so
+	$(CC) $(TEST_CFLAGS) $< -o $@ -L$(B)/tests -lctor -Wl,-rpath,'$$ORIGIN' -lopenblas
+
+# Reference LAPACK (not OpenBLAS's own) calls dgemm_ through the PLT, so its inner calls reach the shim.
+$(B)/tests/nested: tests/progs/nested.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ /usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3 \
+		/usr/lib/x86_64-linux-gnu/blas/libblas.so.3 -lm
+
+$(B)/tests/fork: tests/progs/fork.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
+
+$(B)/tests/threads: tests/progs/threads.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
+
+# Unit tests link the library's objects directly: its internal functions are hidden in the .so.
+$(B)/tests/unit: $(wildcard tests/unit/*.c) $(LIB_OBJS) | $(B)/tests
+	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) $(wildcard tests/unit/*.c) $(LIB_OBJS) -o $@ \
+		$$(pkg-config --cflags --libs check) -ldl -lpthread -lm
+
+# ---- running -----------------------------------------------------------------------------------------------
+check: deps
+	$(MAKE) tests
+	tests/run.sh
+
+check-unit: tests
+	$(B)/tests/unit
+
+check-gpu: $(LIB) $(B)/tests/blas_cmp
+	tests/gpu/run.sh
+
+demo: deps-demo
+	$(MAKE) lib
+	scripts/gpushim-run --summary --log $(B)/demo.log -- $(VENV2)/bin/python bench/demo.py
+	$(VENV2)/bin/python scripts/gpushim-where $(B)/demo.log
+
+bench: $(LIB)
+	bench/run.sh
+
+# ---- installing --------------------------------------------------------------------------------------------
+SCRIPTS := $(wildcard scripts/gpushim-*)
+install: $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/gpushim
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/gpushim.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 policies/default.policy $(DESTDIR)$(PREFIX)/share/gpushim/
+	for s in $(SCRIPTS); do sed 's|@LIBDIR@|$(PREFIX)/lib|' $$s > $(DESTDIR)$(PREFIX)/bin/$$(basename $$s); \
+		chmod 755 $(DESTDIR)$(PREFIX)/bin/$$(basename $$s); done
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libgpushim.so $(DESTDIR)$(PREFIX)/include/gpushim.h
+	rm -rf $(DESTDIR)$(PREFIX)/share/gpushim
+	for s in $(SCRIPTS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$(basename $$s); done
+	for m in man/*.1; do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$(basename $$m); done
+	for m in man/*.7; do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$(basename $$m); done
+
+clean:
+	rm -rf $(B)/obj $(B)/standin $(B)/tests $(LIB) $(MAP)

@@ -1,0 +1,195 @@
+/* The CUDA backend: bring-up, and Level-3 BLAS through cuBLAS's 64-bit-size API.  A call's operands are
+ * copied into one device buffer with pitched copies (any leading dimension), computed, and the output copied
+ * back only after the computation has completed without error. */
+#include <stdio.h>
+
+#include "backend.h"
+#include "cudalib.h"
+
+/* Operands larger than this are not kept allocated between calls. */
+#define GS_SCRATCH_KEEP ((size_t)256 << 20)
+
+/* cuBLAS signatures with every pointer as void: the same ABI as each precision's own prototype. */
+typedef cublasStatus_t gs_cublas_gemm_fn(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t,
+                                         int64_t, const void *, const void *, int64_t, const void *, int64_t,
+                                         const void *, void *, int64_t);
+typedef cublasStatus_t gs_cublas_symm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, int64_t, int64_t,
+                                         const void *, const void *, int64_t, const void *, int64_t, const void *,
+                                         void *, int64_t);
+typedef cublasStatus_t gs_cublas_syrk_fn(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int64_t, int64_t,
+                                         const void *, const void *, int64_t, const void *, void *, int64_t);
+typedef cublasStatus_t gs_cublas_syr2k_fn(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int64_t, int64_t,
+                                          const void *, const void *, int64_t, const void *, int64_t, const void *,
+                                          void *, int64_t);
+typedef cublasStatus_t gs_cublas_trmm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
+                                         cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
+                                         const void *, int64_t, void *, int64_t);
+typedef cublasStatus_t gs_cublas_trsm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
+                                         cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
+                                         void *, int64_t);
+
+static int gs_cuda_up(char *why, size_t n)
+{
+    if (gs_cuda_load(why, n) != GS_OK)
+        return GS_ENODEV;
+    gs_call_t c = {.why = ""};
+    int st = gs_cuda.cudaSetDevice(gs_cuda.device);
+    if (st == 0)
+        st = gs_cuda.cudaStreamCreateWithFlags(&gs_cuda.stream, cudaStreamNonBlocking);
+    if (st != 0) {
+        gs_cuda_error(&c, "cudaStreamCreateWithFlags", st, __FILE__, __LINE__);
+    } else if ((st = gs_cuda.cublasCreate_v2(&gs_cuda.handle)) != 0 ||
+               (st = gs_cuda.cublasSetStream_v2(gs_cuda.handle, gs_cuda.stream)) != 0) {
+        gs_cuda_error(&c, "cublasCreate", st, __FILE__, __LINE__);
+    }
+    if (st != 0)
+        snprintf(why, n, "%s", c.why);
+    return st ? GS_ENODEV : GS_OK;
+}
+
+static int gs_cuda_healthy(void)
+{
+    return gs_cuda.cudaDeviceSynchronize() == 0 ? GS_OK : GS_EGPU;
+}
+
+static int gs_cuda_scratch(gs_call_t *c, size_t bytes)
+{
+    if (bytes <= gs_cuda.scratch_size)
+        return GS_OK;
+    if (gs_cuda.scratch)
+        gs_cuda.cudaFree(gs_cuda.scratch);
+    gs_cuda.scratch = NULL;
+    gs_cuda.scratch_size = 0;
+    GS_CUDA(c, cudaMalloc, ((void **)&gs_cuda.scratch, bytes));
+    gs_cuda.scratch_size = bytes;
+    return GS_OK;
+}
+
+static cublasOperation_t gs_cu_op(char t, int prec)
+{
+    return t == 'N' ? CUBLAS_OP_N : t == 'C' && gs_prec_complex(prec) ? CUBLAS_OP_C : CUBLAS_OP_T;
+}
+static cublasSideMode_t gs_cu_side(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
+static cublasFillMode_t gs_cu_fill(char u) { return u == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
+static cublasDiagType_t gs_cu_diag(char d) { return d == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
+
+/* The cuBLAS call itself, on device copies d[i] of the operands (leading dimension = rows). */
+static int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const gs_operand_t *o, char *const d[3])
+{
+    void *f = gs_cuda.blas[p->op][p->prec];
+    const char *name = gs_cublas_names[p->op][p->prec];
+    cublasHandle_t h = gs_cuda.handle;
+    switch (p->op) {
+    case GS_OP_gemm:
+        GS_TRY(c, name, ((gs_cublas_gemm_fn *)f)(h, gs_cu_op(p->trans, p->prec), gs_cu_op(p->transb, p->prec), p->m,
+                                                  p->n, p->k, p->alpha, d[0], o[0].rows, d[1], o[1].rows, p->beta,
+                                                  d[2], o[2].rows));
+        break;
+    case GS_OP_symm:
+    case GS_OP_hemm:
+        GS_TRY(c, name, ((gs_cublas_symm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo), p->m, p->n, p->alpha,
+                                                  d[0], o[0].rows, d[1], o[1].rows, p->beta, d[2], o[2].rows));
+        break;
+    case GS_OP_syrk:
+    case GS_OP_herk:
+        GS_TRY(c, name, ((gs_cublas_syrk_fn *)f)(h, gs_cu_fill(p->uplo), gs_cu_op(p->trans, p->prec), p->n, p->k,
+                                                  p->alpha, d[0], o[0].rows, p->beta, d[1], o[1].rows));
+        break;
+    case GS_OP_syr2k:
+    case GS_OP_her2k:
+        GS_TRY(c, name, ((gs_cublas_syr2k_fn *)f)(h, gs_cu_fill(p->uplo), gs_cu_op(p->trans, p->prec), p->n, p->k,
+                                                   p->alpha, d[0], o[0].rows, d[1], o[1].rows, p->beta, d[2],
+                                                   o[2].rows));
+        break;
+    case GS_OP_trmm: /* cuBLAS's trmm is out of place; C = B makes it in place */
+        GS_TRY(c, name, ((gs_cublas_trmm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo),
+                                                  gs_cu_op(p->trans, p->prec), gs_cu_diag(p->diag), p->m, p->n,
+                                                  p->alpha, d[0], o[0].rows, d[1], o[1].rows, d[1], o[1].rows));
+        break;
+    case GS_OP_trsm:
+        GS_TRY(c, name, ((gs_cublas_trsm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo),
+                                                  gs_cu_op(p->trans, p->prec), gs_cu_diag(p->diag), p->m, p->n,
+                                                  p->alpha, d[0], o[0].rows, d[1], o[1].rows));
+        break;
+    default:
+        gs_call_why(c, "gpu error: cuBLAS has no %s", gs_op_names[p->op]);
+        return GS_EGPU;
+    }
+    return GS_OK;
+}
+
+static int gs_cuda_blas3_run(gs_call_t *c, const gs_blas_t *p)
+{
+    gs_operand_t o[3];
+    int n = gs_blas_operands(p, o);
+    size_t es = gs_prec_size(p->prec), off[3], total = 0;
+    for (int i = 0; i < n; i++) {
+        off[i] = total;
+        total += ((size_t)o[i].rows * (size_t)o[i].cols * es + 255) & ~(size_t)255;
+    }
+    int rc = gs_cuda_scratch(c, total);
+    if (rc != GS_OK)
+        return rc;
+    char *d[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < n; i++) {
+        size_t width = (size_t)o[i].rows * es;
+        d[i] = gs_cuda.scratch + off[i];
+        if (!o[i].in)
+            continue;
+        GS_CUDA(c, cudaMemcpy2DAsync, (d[i], width, o[i].host, (size_t)o[i].ld * es, width, (size_t)o[i].cols,
+                                       cudaMemcpyHostToDevice, gs_cuda.stream));
+        c->bytes_h2d += width * (size_t)o[i].cols;
+    }
+    if ((rc = gs_cuda_blas3_compute(c, p, o, d)) != GS_OK)
+        return rc;
+    /* Nothing is written to user memory before the computation is known to have succeeded. */
+    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
+    for (int i = 0; i < n; i++) {
+        size_t width = (size_t)o[i].rows * es;
+        if (!o[i].out)
+            continue;
+        GS_CUDA(c, cudaMemcpy2DAsync, ((void *)o[i].host, (size_t)o[i].ld * es, d[i], width, width,
+                                       (size_t)o[i].cols, cudaMemcpyDeviceToHost, gs_cuda.stream));
+        c->bytes_d2h += width * (size_t)o[i].cols;
+    }
+    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
+    return GS_OK;
+}
+
+/* Runs on the configured device and gives the calling thread's current device back afterwards: the program
+ * may use CUDA itself. */
+static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
+{
+    int prev = -1;
+    if (gs_cuda.cudaGetDevice(&prev) != 0 || (prev != gs_cuda.device && gs_cuda.cudaSetDevice(gs_cuda.device)))
+        prev = -1;
+    int rc = gs_cuda_blas3_run(c, p);
+    if (rc != GS_OK) /* the log counts bytes of calls that ran on the GPU */
+        c->bytes_h2d = c->bytes_d2h = 0;
+    if (gs_cuda.scratch_size > GS_SCRATCH_KEEP || rc == GS_ENOMEM) {
+        gs_cuda.cudaFree(gs_cuda.scratch);
+        gs_cuda.scratch = NULL;
+        gs_cuda.scratch_size = 0;
+    }
+    if (prev >= 0 && prev != gs_cuda.device)
+        gs_cuda.cudaSetDevice(prev);
+    return rc;
+}
+
+const gs_backend_t gs_cuda_backend = {
+    .name = "cuda",
+    .up = gs_cuda_up,
+    .healthy = gs_cuda_healthy,
+    .blas =
+        {
+            [GS_OP_gemm] = gs_cuda_blas3,
+            [GS_OP_symm] = gs_cuda_blas3,
+            [GS_OP_hemm] = gs_cuda_blas3,
+            [GS_OP_syrk] = gs_cuda_blas3,
+            [GS_OP_herk] = gs_cuda_blas3,
+            [GS_OP_syr2k] = gs_cuda_blas3,
+            [GS_OP_her2k] = gs_cuda_blas3,
+            [GS_OP_trmm] = gs_cuda_blas3,
+            [GS_OP_trsm] = gs_cuda_blas3,
+        },
+};

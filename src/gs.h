@@ -1,0 +1,234 @@
+/* Internal declarations shared by every module of gpushim: the routine and entry enums expanded from
+ * routines.def, the global state, the life cycle of one intercepted call, and each module's contract.
+ * Internal functions return 0 for success and a negative GS_E* code otherwise. */
+#ifndef GS_H
+#define GS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "gs_table.h"
+
+#define GS_VERSION "0.1.0"
+#define GS_HIDDEN __attribute__((visibility("hidden")))
+#define GS_EXPORT __attribute__((visibility("default")))
+#define GS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* Error codes. */
+enum {
+    GS_OK = 0,
+    GS_EGPU = -1,    /* a CUDA call failed; the GPU may still be usable */
+    GS_ENOMEM = -2,  /* device (or pinned host) memory exhausted */
+    GS_ENODEV = -3,  /* no usable GPU in this process */
+    GS_EINVAL = -4,  /* bad value (option, policy file) */
+    GS_EIO = -5,     /* file could not be read or written */
+};
+
+/* Precisions, in the order S, D, C, Z. */
+typedef enum { GS_P_S, GS_P_D, GS_P_C, GS_P_Z, GS_NPREC } gs_prec_t;
+
+static inline size_t gs_prec_size(int p) { return (size_t)4 << ((p & 1) + (p >> 1)); } /* 4, 8, 8, 16 */
+static inline bool gs_prec_complex(int p) { return p >= GS_P_C; }
+
+/* Operations: each names one entry template (glue_blas.h) and one member of the backend table. */
+typedef enum {
+    GS_OP_gemm, GS_OP_symm, GS_OP_hemm, GS_OP_syrk, GS_OP_herk, GS_OP_syr2k, GS_OP_her2k, GS_OP_trmm,
+    GS_OP_trsm, GS_OP_gemv, GS_OP_dot, GS_OP_dotsub, GS_NOPS
+} gs_op_t;
+
+/* Routines: GS_R_DGEMM, ... */
+typedef enum {
+#define GS_ROUTINE(ID, op, P, name, conv) GS_R_##ID,
+#include "routines.def"
+#undef GS_ROUTINE
+    GS_NROUTINES
+} gs_routine_t;
+
+/* Entries, one per exported symbol: GS_E_dgemm_, GS_E_scipy_cblas_dgemm64_, ... */
+typedef enum {
+#define GS_X_ENUM(ID, P, sym, conv, bits) GS_E_##sym,
+#define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(GS_X_ENUM, ID, P, name)
+#include "routines.def"
+#undef GS_ROUTINE
+#undef GS_X_ENUM
+    GS_NENTRIES
+} gs_entry_t;
+
+typedef struct {
+    const char *name; /* "dgemm" */
+    uint8_t op;       /* gs_op_t */
+    uint8_t prec;     /* gs_prec_t */
+} gs_routine_info_t;
+
+typedef struct {
+    const char *symbol; /* "scipy_cblas_dgemm64_" */
+    uint16_t routine;   /* gs_routine_t */
+    uint8_t cblas;      /* 1 for a CBLAS entry, 0 for Fortran */
+    uint8_t ilp64;      /* 1 when integers are 64-bit */
+} gs_entry_info_t;
+
+GS_HIDDEN extern const gs_routine_info_t gs_routines[GS_NROUTINES];
+GS_HIDDEN extern const gs_entry_info_t gs_entries[GS_NENTRIES];
+GS_HIDDEN extern const char *const gs_op_names[GS_NOPS];
+GS_HIDDEN extern const char *const gs_dtype_names[GS_NPREC];
+
+/* Index of the routine called name ("dgemm"), or -1. */
+GS_HIDDEN int gs_routine_find(const char *name);
+
+/* ---- options (options.c) ------------------------------------------------------------------------------ */
+
+typedef enum { GS_OFFLOAD_AUTO, GS_OFFLOAD_ALWAYS, GS_OFFLOAD_NEVER } gs_offload_t;
+
+/* Every environment variable gpushim reads, read once at initialisation.  Per-routine thresholds
+ * (GPUSHIM_MIN_FLOPS_<ROUTINE>) are read by the policy module from the routine table. */
+typedef struct {
+    int offload;             /* GPUSHIM_OFFLOAD: gs_offload_t */
+    const char *log;         /* GPUSHIM_LOG: path pattern, or NULL */
+    bool summary;            /* GPUSHIM_SUMMARY */
+    bool quiet;              /* GPUSHIM_QUIET */
+    const char *policy;      /* GPUSHIM_POLICY: extra policy file, or NULL */
+    double min_flops;        /* GPUSHIM_MIN_FLOPS: threshold for every routine, or < 0 when unset */
+    const char *cuda_libdir; /* GPUSHIM_CUDA_LIBDIR: load CUDA libraries from this folder only, or NULL */
+    int device;              /* GPUSHIM_DEVICE: CUDA device ordinal */
+} gs_options_t;
+
+/* Reads the environment into o; reports each invalid value once on stderr and keeps the default. */
+GS_HIDDEN void gs_options_read(gs_options_t *o);
+
+/* Parses a boolean ("1", "yes", "true", "on", "0", ...).  0 on success. */
+GS_HIDDEN int gs_parse_bool(const char *s, bool *out);
+/* Parses a non-negative number with an optional k, M, G or T suffix (powers of ten) or "inf". */
+GS_HIDDEN int gs_parse_number(const char *s, double *out);
+
+/* ---- messages (msg.c) --------------------------------------------------------------------------------- */
+
+/* Writes "gpushim: <message>\n" to stderr with one write(2), from a fixed buffer; never allocates.  At most
+ * GS_MSG_MAX messages are written per process, then one line saying the rest are suppressed. */
+#define GS_MSG_MAX 64
+GS_HIDDEN void gs_msg(const char *fmt, ...) GS_PRINTF(1, 2);
+
+/* ---- global state (init.c) ---------------------------------------------------------------------------- */
+
+typedef enum { GS_GPU_UNTRIED, GS_GPU_UP, GS_GPU_FAILED } gs_gpu_state_t;
+
+typedef struct {
+    gs_options_t opt;      /* written once by gs_init_once, read-only after */
+    int log_fd;            /* -1 when no log; written by gs_init_once and the fork handler */
+    atomic_int log_reopen; /* set in a forked child whose log name has %p; cleared by log.c under log_lock */
+    pthread_mutex_t log_lock; /* guards log_fd reopening */
+    uint64_t t_start;      /* monotonic ns at initialisation; written once */
+
+    _Atomic int gpu_state;     /* gs_gpu_state_t; UNTRIED -> UP or FAILED under gpu_lock */
+    pthread_mutex_t gpu_lock;  /* guards GPU bring-up and every use of the device */
+    char gpu_why[160];         /* why the GPU is not usable; written under gpu_lock before FAILED is published */
+    bool forked;               /* this process is a forked child of a process that loaded gpushim */
+} gs_state_t;
+
+GS_HIDDEN extern gs_state_t gs;
+GS_HIDDEN extern atomic_int gs_initialised;
+
+/* Initialises the library once (options, policy, log); safe from any thread and from other libraries'
+ * constructors.  The inline fast path is one atomic load. */
+GS_HIDDEN void gs_init_slow(void);
+static inline void gs_init(void)
+{
+    if (__builtin_expect(!atomic_load_explicit(&gs_initialised, memory_order_acquire), 0))
+        gs_init_slow();
+}
+
+GS_HIDDEN uint64_t gs_now_ns(void);
+
+/* ---- one intercepted call (call.c) -------------------------------------------------------------------- */
+
+typedef enum { GS_WHERE_CPU, GS_WHERE_GPU } gs_where_t;
+
+typedef struct {
+    uint16_t entry;      /* gs_entry_t */
+    uint16_t routine;    /* gs_routine_t */
+    bool nested;         /* made from inside the CPU library: passed straight through, not logged */
+    bool timed;          /* t0 is valid */
+    uint8_t where;       /* gs_where_t */
+    const char *why;     /* short reason (static string or why_buf) */
+    char why_buf[200];
+    uint64_t t0;
+    uint64_t bytes_h2d, bytes_d2h;
+    double flops;
+    int64_t dim[3];       /* sizes in the order of dim_names */
+    const char *dim_names; /* "mnk", "mn", "nk", "n" */
+    char opts[6];         /* option letters in argument order, e.g. "NT" */
+    void *real;           /* the CPU library's entry to call when the call stays on the CPU */
+} gs_call_t;
+
+/* Starts a call through entry e.  Returns false for a nested call (one made from inside the CPU library),
+ * which must go straight to the CPU. */
+GS_HIDDEN bool gs_call_begin(gs_call_t *c, unsigned e);
+
+/* Decides that the call runs on the CPU for reason why; sets c->real to the CPU library's entry (NULL when no
+ * loaded library provides it, reported once) and marks this thread as inside the CPU library until
+ * gs_call_end.  Returns 1 so that glue can write `if (offload(...)) real(...)`. */
+GS_HIDDEN int gs_call_cpu(gs_call_t *c, const char *why);
+
+/* Finishes a call: counters, log record.  Must follow every gs_call_begin. */
+GS_HIDDEN void gs_call_end(gs_call_t *c);
+
+/* Formats a reason into c->why_buf and points c->why at it. */
+GS_HIDDEN void gs_call_why(gs_call_t *c, const char *fmt, ...) GS_PRINTF(2, 3);
+
+/* Per-routine counters, for the exit summary. */
+typedef struct {
+    atomic_uint_fast64_t calls[2]; /* by gs_where_t */
+    atomic_uint_fast64_t ns[2];
+    atomic_uint_fast64_t bytes_h2d, bytes_d2h;
+} gs_counter_t;
+GS_HIDDEN extern gs_counter_t gs_counters[GS_NROUTINES];
+GS_HIDDEN void gs_counters_reset(void);
+
+/* ---- real symbols (real.c) ---------------------------------------------------------------------------- */
+
+/* The CPU library's definition of entry e, resolved once: first dlsym(RTLD_NEXT), then every loaded object
+ * (Python opens extension modules and their BLAS with RTLD_LOCAL, out of RTLD_NEXT's sight).  Never returns
+ * a symbol of gpushim itself.  NULL when no loaded object defines it. */
+GS_HIDDEN void *gs_real(unsigned e);
+
+/* ---- log and summary (log.c) -------------------------------------------------------------------------- */
+
+/* Opens the log named by GPUSHIM_LOG (%p becomes the pid) and writes its header record. */
+GS_HIDDEN void gs_log_open(void);
+/* Appends the record of a finished call with one write(2): lines from many threads never interleave. */
+GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
+/* Prints the per-routine table on stderr (GPUSHIM_SUMMARY=1). */
+GS_HIDDEN void gs_summary_print(void);
+/* Writes s into out (size n) as the body of a JSON string; returns the length written. */
+GS_HIDDEN size_t gs_json_escape(char *out, size_t n, const char *s);
+
+/* ---- policy (policy.c) -------------------------------------------------------------------------------- */
+
+typedef struct {
+    double min_flops; /* offload when the call needs at least this many floating-point operations */
+} gs_rule_t;
+
+GS_HIDDEN extern gs_rule_t gs_rules[GS_NROUTINES];
+
+/* Loads the built-in defaults (policies/default.policy), then GPUSHIM_POLICY, then the environment. */
+GS_HIDDEN void gs_policy_init(void);
+/* Applies policy text to rules; origin names it in messages ("FILE:LINE: ...").  Returns the number of
+ * lines with errors (each reported). */
+GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin);
+/* Where the call should run, before the GPU's availability is known; sets c->why. */
+GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
+
+/* ---- the GPU (gpu.c) ---------------------------------------------------------------------------------- */
+
+/* Brings the GPU up on first use and takes the GPU lock.  0 with the lock held; otherwise negative with the
+ * reason in c->why and no lock held.  Never called in a forked child. */
+GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
+GS_HIDDEN void gs_gpu_release(void);
+/* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */
+GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);
+/* Fork handlers. */
+GS_HIDDEN void gs_gpu_atfork_child(void);
+
+#endif

@@ -1,0 +1,152 @@
+/* The offload log (GPUSHIM_LOG): one JSON object per line, a header record first, then one record per
+ * intercepted call.  Each record is formatted into a stack buffer and appended with a single write(2) on an
+ * O_APPEND descriptor, so records from many threads and processes never interleave, nothing is allocated per
+ * call, and every complete line survives a crash.  Also the exit summary (GPUSHIM_SUMMARY). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gs.h"
+
+static const char *const gs_where_names[] = {"cpu", "gpu"};
+static const char *const gs_offload_names[] = {"auto", "always", "never"};
+
+size_t gs_json_escape(char *out, size_t n, const char *s)
+{
+    size_t j = 0;
+    for (; *s && j + 7 < n; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            out[j++] = '\\';
+            out[j++] = (char)ch;
+        } else if (ch < 0x20) {
+            j += (size_t)snprintf(out + j, n - j, "\\u%04x", ch);
+        } else {
+            out[j++] = (char)ch;
+        }
+    }
+    out[j] = 0;
+    return j;
+}
+
+/* Expands %p (pid) and %% in the log name. */
+static int gs_log_path(char *out, size_t n, const char *pattern)
+{
+    size_t j = 0;
+    for (const char *s = pattern; *s; s++) {
+        char tmp[32];
+        const char *piece = tmp;
+        if (s[0] == '%' && s[1] == 'p') {
+            snprintf(tmp, sizeof tmp, "%d", (int)getpid());
+            s++;
+        } else if (s[0] == '%' && s[1] == '%') {
+            piece = "%";
+            s++;
+        } else {
+            tmp[0] = *s;
+            tmp[1] = 0;
+        }
+        size_t len = strlen(piece);
+        if (j + len >= n)
+            return GS_EINVAL;
+        memcpy(out + j, piece, len);
+        j += len;
+    }
+    out[j] = 0;
+    return GS_OK;
+}
+
+static void gs_log_write(const char *buf, size_t len)
+{
+    if (write(gs.log_fd, buf, len) != (ssize_t)len && !gs.forked)
+        gs_msg("GPUSHIM_LOG: write failed: %s", strerror(errno));
+}
+
+void gs_log_open(void)
+{
+    if (!gs.opt.log)
+        return;
+    char path[1100];
+    if (gs_log_path(path, sizeof path, gs.opt.log) != GS_OK) {
+        gs_msg("GPUSHIM_LOG='%s': the expanded name is too long; no log is written", gs.opt.log);
+        return;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        gs_msg("GPUSHIM_LOG: cannot open '%s': %s; no log is written", path, strerror(errno));
+        return;
+    }
+    gs.log_fd = fd;
+    char buf[512];
+    int len = snprintf(buf, sizeof buf,
+                       "{\"gpushim_log\":1,\"version\":\"%s\",\"pid\":%d,\"ppid\":%d,\"offload\":\"%s\","
+                       "\"time\":%lld}\n",
+                       GS_VERSION, (int)getpid(), (int)getppid(), gs_offload_names[gs.opt.offload],
+                       (long long)time(NULL));
+    gs_log_write(buf, (size_t)len);
+}
+
+/* In a forked child whose log name has %p: the first record opens the child's own file. */
+static void gs_log_reopen(void)
+{
+    pthread_mutex_lock(&gs.log_lock);
+    if (atomic_load(&gs.log_reopen)) {
+        if (gs.log_fd >= 0)
+            close(gs.log_fd);
+        gs.log_fd = -1;
+        gs_log_open();
+        atomic_store(&gs.log_reopen, 0);
+    }
+    pthread_mutex_unlock(&gs.log_lock);
+}
+
+void gs_log_call(const gs_call_t *c, double seconds)
+{
+    if (atomic_load_explicit(&gs.log_reopen, memory_order_relaxed))
+        gs_log_reopen();
+    if (gs.log_fd < 0)
+        return;
+    const gs_routine_info_t *r = &gs_routines[c->routine];
+    char why[256], buf[1024];
+    gs_json_escape(why, sizeof why, c->why);
+    int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"routine\":\"%s\",\"symbol\":\"%s\",\"dtype\":\"%s\"",
+                       (double)(c->t0 - gs.t_start) * 1e-9, r->name, gs_entries[c->entry].symbol,
+                       gs_dtype_names[r->prec]);
+    for (int i = 0; c->dim_names && c->dim_names[i]; i++)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"%c\":%lld", c->dim_names[i],
+                        (long long)c->dim[i]);
+    len += snprintf(buf + len, sizeof buf - (size_t)len,
+                    ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"
+                    "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"tid\":%d}\n",
+                    c->opts, c->flops, gs_where_names[c->where], why, seconds,
+                    (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (int)gettid());
+    gs_log_write(buf, (size_t)len);
+}
+
+void gs_summary_print(void)
+{
+    char buf[256];
+    int len = snprintf(buf, sizeof buf,
+                       "gpushim: summary for pid %d\n"
+                       "gpushim: %-10s %10s %10s %10s %10s %10s %10s %10s\n",
+                       (int)getpid(), "routine", "calls", "on gpu", "gpu s", "cpu s", "MB to gpu", "MB from gpu",
+                       "gpu share");
+    ssize_t w = write(STDERR_FILENO, buf, (size_t)len);
+    for (int r = 0; r < GS_NROUTINES; r++) {
+        gs_counter_t *k = &gs_counters[r];
+        uint64_t gpu = atomic_load(&k->calls[GS_WHERE_GPU]), cpu = atomic_load(&k->calls[GS_WHERE_CPU]);
+        if (gpu + cpu == 0)
+            continue;
+        double gsec = (double)atomic_load(&k->ns[GS_WHERE_GPU]) * 1e-9;
+        double cs = (double)atomic_load(&k->ns[GS_WHERE_CPU]) * 1e-9;
+        len = snprintf(buf, sizeof buf, "gpushim: %-10s %10llu %10llu %10.4f %10.4f %10.1f %10.1f %9.0f%%\n",
+                       gs_routines[r].name, (unsigned long long)(gpu + cpu), (unsigned long long)gpu, gsec, cs,
+                       (double)atomic_load(&k->bytes_h2d) * 1e-6, (double)atomic_load(&k->bytes_d2h) * 1e-6,
+                       100.0 * (double)gpu / (double)(gpu + cpu));
+        w = write(STDERR_FILENO, buf, (size_t)len);
+    }
+    (void)w;
+}

@@ -1,0 +1,152 @@
+/* The size policy: per-routine thresholds from the built-in policy (policies/default.policy, embedded at build
+ * time), an optional policy file (GPUSHIM_POLICY) and environment overrides, and the decision for one call. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gs.h"
+
+/* The default policy file, embedded verbatim and NUL-terminated (GS_DEFAULT_POLICY is its path, set by the
+ * Makefile), so that the built-in defaults and user files go through one parser. */
+__asm__(".section .rodata\n"
+        ".hidden gs_policy_default_text\n"
+        ".type gs_policy_default_text, @object\n"
+        "gs_policy_default_text:\n"
+        ".incbin \"" GS_DEFAULT_POLICY "\"\n"
+        ".byte 0\n"
+        ".previous\n");
+extern const char gs_policy_default_text[];
+
+gs_rule_t gs_rules[GS_NROUTINES];
+
+/* Applies "key=value" to every rule whose routine matches pattern.  Returns 0, or a message in err. */
+static int gs_policy_apply(gs_rule_t *rules, const char *pattern, char *kv, char *err, size_t n)
+{
+    char *eq = strchr(kv, '=');
+    if (!eq) {
+        snprintf(err, n, "expected KEY=VALUE, found '%s'", kv);
+        return GS_EINVAL;
+    }
+    *eq = 0;
+    double v;
+    if (strcmp(kv, "min_flops") != 0) {
+        snprintf(err, n, "unknown key '%s' (known: min_flops)", kv);
+        return GS_EINVAL;
+    }
+    if (gs_parse_number(eq + 1, &v) != GS_OK) {
+        snprintf(err, n, "min_flops='%s' is not a number of 0 or more", eq + 1);
+        return GS_EINVAL;
+    }
+    int matched = 0;
+    for (int r = 0; r < GS_NROUTINES; r++)
+        if (fnmatch(pattern, gs_routines[r].name, 0) == 0) {
+            rules[r].min_flops = v;
+            matched++;
+        }
+    if (!matched) {
+        snprintf(err, n, "'%s' matches no routine", pattern);
+        return GS_EINVAL;
+    }
+    return GS_OK;
+}
+
+int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin)
+{
+    int errors = 0, lineno = 0;
+    const char *s = text;
+    while (*s) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        char line[512], err[256];
+        lineno++;
+        if (len >= sizeof line) {
+            gs_msg("%s:%d: line too long", origin, lineno);
+            errors++;
+        } else {
+            memcpy(line, s, len);
+            line[len] = 0;
+            char *hash = strchr(line, '#');
+            if (hash)
+                *hash = 0;
+            char *save, *pattern = strtok_r(line, " \t\r", &save), *kv = NULL;
+            int bad = 0;
+            if (pattern && !(kv = strtok_r(NULL, " \t\r", &save))) {
+                snprintf(err, sizeof err, "'%s' has no KEY=VALUE", pattern);
+                bad = 1;
+            }
+            for (; pattern && !bad && kv; kv = strtok_r(NULL, " \t\r", &save))
+                bad = gs_policy_apply(rules, pattern, kv, err, sizeof err) != GS_OK;
+            if (bad) {
+                gs_msg("%s:%d: %s", origin, lineno, err);
+                errors++;
+            }
+        }
+        s += len + (eol != NULL);
+    }
+    return errors;
+}
+
+static void gs_policy_read_file(const char *path)
+{
+    static char text[1 << 16];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        gs_msg("GPUSHIM_POLICY: cannot open '%s': %s; using the built-in policy", path, strerror(errno));
+        return;
+    }
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n < 0 || n == (ssize_t)sizeof text - 1) {
+        gs_msg("GPUSHIM_POLICY: cannot read '%s': %s; using the built-in policy", path,
+               n < 0 ? strerror(errno) : "larger than 64 KiB");
+        return;
+    }
+    text[n] = 0;
+    gs_policy_parse(gs_rules, text, path);
+}
+
+void gs_policy_init(void)
+{
+    for (int r = 0; r < GS_NROUTINES; r++)
+        gs_rules[r].min_flops = 1e9;
+    gs_policy_parse(gs_rules, gs_policy_default_text, "policies/default.policy");
+    if (gs.opt.policy)
+        gs_policy_read_file(gs.opt.policy);
+    for (int r = 0; r < GS_NROUTINES; r++) {
+        char var[64];
+        int len = snprintf(var, sizeof var, "GPUSHIM_MIN_FLOPS_%s", gs_routines[r].name);
+        for (int i = 0; i < len; i++)
+            var[i] = (char)toupper((unsigned char)var[i]);
+        const char *s = getenv(var);
+        double v;
+        if (gs.opt.min_flops >= 0)
+            gs_rules[r].min_flops = gs.opt.min_flops;
+        if (!s)
+            continue;
+        if (gs_parse_number(s, &v) == GS_OK)
+            gs_rules[r].min_flops = v;
+        else
+            gs_msg("%s='%s' is not valid: use a number of 0 or more, such as 2e9 or 2G, or inf; using %g", var, s,
+                   gs_rules[r].min_flops);
+    }
+}
+
+gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable)
+{
+    if (gs.opt.offload == GS_OFFLOAD_NEVER)
+        return c->why = "offload=never", GS_WHERE_CPU;
+    if (!gpu_capable)
+        return c->why = "cpu only", GS_WHERE_CPU;
+    if (c->flops == 0)
+        return c->why = "trivial", GS_WHERE_CPU;
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS)
+        return c->why = "forced", GS_WHERE_GPU;
+    if (c->flops < gs_rules[c->routine].min_flops)
+        return c->why = "below threshold", GS_WHERE_CPU;
+    return c->why = "above threshold", GS_WHERE_GPU;
+}

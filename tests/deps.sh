@@ -1,0 +1,53 @@
+#!/bin/sh
+# Installs what the build, the tests (`tests/deps.sh test`) or the demo (`tests/deps.sh demo`) need:
+# Debian packages that are missing, and Python virtual environments in build/ with pinned PyPI packages.
+# Safe to run again: it installs only what is missing.
+set -eu
+mode=${1:-test}
+cd "$(dirname "$0")/.."
+
+demo_pkgs="build-essential python3 python3-venv"
+test_pkgs="$demo_pkgs pkg-config check libopenblas-dev libblas3 liblapack3 libfftw3-dev libunwind-dev \
+python3-numpy python3-scipy man-db groff-base"
+case $mode in
+demo) pkgs=$demo_pkgs ;;
+test) pkgs=$test_pkgs ;;
+*) echo "usage: tests/deps.sh test|demo" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "tests/deps.sh: installing Debian packages:$missing"
+    sudo=
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# venv DIR PACKAGE==VERSION ...: a virtual environment that holds at least these packages.  The file
+# .gpushim-deps in it lists what this script installed, one package a line.
+venv() {
+    dir=$1
+    shift
+    [ -x "$dir/bin/python" ] || ${PYTHON:-python3} -m venv "$dir"
+    need=
+    for p in "$@"; do
+        grep -qxF "$p" "$dir/.gpushim-deps" 2>/dev/null || need="$need $p"
+    done
+    [ -n "$need" ] || return 0
+    echo "tests/deps.sh: installing into $dir:$need"
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check --only-binary=:all: $need
+    for p in $need; do echo "$p" >>"$dir/.gpushim-deps"; done
+}
+
+mkdir -p build
+# NumPy 2.x and SciPy from PyPI call the scipy_ spellings; the scipy-openblas wheels give the C tests the
+# same spellings to link against.
+venv build/venv-np2 numpy==2.4.6
+[ "$mode" = test ] && venv build/venv-np2 scipy==1.17.1 scipy-openblas32==0.3.34.481.3 scipy-openblas64==0.3.34.481.3
+# NumPy 1.26's wheel bundles an ILP64 OpenBLAS with the 64_ suffix (dgemm_64_, cblas_dgemm64_).
+[ "$mode" = test ] && venv build/venv-np1 numpy==1.26.4
+exit 0
