@@ -19,7 +19,7 @@ MAP := $(B)/gpushim.map
 
 STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13
 
-.PHONY: all lib standin tests demo check check-unit check-preload check-gpu bench install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -85,7 +85,7 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
-	$(B)/tests/threads $(B)/tests/unit
+	$(B)/tests/threads $(B)/tests/unit $(B)/tests/overhead
 tests: $(LIB) $(STANDIN) $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -106,16 +106,19 @@ $(B)/tests/libctor.so: tests/progs/ctor_lib.c | $(B)/tests
 $(B)/tests/ctor_main: tests/progs/ctor_main.c $(B)/tests/libctor.so
 	$(CC) $(TEST_CFLAGS) $< -o $@ -L$(B)/tests -lctor -Wl,-rpath,'$$ORIGIN' -lopenblas
 
-# Reference LAPACK (not OpenBLAS's own) calls dgemm_ through the PLT, so its inner calls reach the shim.
+# Reference CBLAS (Debian's libblas3, not OpenBLAS) calls dgemm_ through the PLT, so its inner calls reach
+# the shim.
 $(B)/tests/nested: tests/progs/nested.c | $(B)/tests
-	$(CC) $(TEST_CFLAGS) $< -o $@ /usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3 \
-		/usr/lib/x86_64-linux-gnu/blas/libblas.so.3 -lm
+	$(CC) $(TEST_CFLAGS) $< -o $@ /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 -lm
 
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
 
 $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
+
+$(B)/tests/overhead: bench/overhead.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas
 
 # Unit tests link the library's objects directly: its internal functions are hidden in the .so.
 $(B)/tests/unit: $(wildcard tests/unit/*.c) $(LIB_OBJS) | $(B)/tests
@@ -130,8 +133,13 @@ check: deps
 check-unit: tests
 	$(B)/tests/unit
 
-check-gpu: $(LIB) $(B)/tests/blas_cmp
+check-gpu:
 	tests/gpu/run.sh
+
+# Everything the GPU machine needs, built here: the device tool carries build/libgpushim.so, build/tests and
+# build/gpu (the CPU libraries the test programs link, packed).
+gpu-pack: tests
+	tests/gpu/pack.sh
 
 demo: deps-demo
 	$(MAKE) lib

@@ -6,7 +6,13 @@
 #include "backend.h"
 
 static inline char gs_upper(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
-static inline bool gs_one_of(char ch, const char *set) { return ch && strchr(set, ch); }
+static inline bool gs_one_of(char ch, const char *set)
+{
+    for (; *set; set++)
+        if (ch == *set)
+            return true;
+    return false;
+}
 static inline int64_t gs_max1(int64_t v) { return v > 1 ? v : 1; }
 static inline char gs_flip(char ch, char x, char y) { return ch == x ? y : ch == y ? x : ch; }
 
@@ -20,10 +26,17 @@ char gs_cblas_letter(int v, int kind)
     return i >= 0 && i < (int)strlen(set) ? set[i] : 0;
 }
 
+/* Sets what every operation has; each fill function sets the rest of what its operation uses.  (Zeroing the
+ * whole struct is a measurable part of a small call's cost: bench/overhead.c.) */
 static void gs_blas_start(gs_blas_t *p, unsigned e, int layout)
 {
     const gs_routine_info_t *r = &gs_routines[gs_entries[e].routine];
-    *p = (gs_blas_t){.op = r->op, .prec = r->prec, .valid = layout == GS_CBLAS_ROW || layout == GS_CBLAS_COL};
+    p->op = r->op;
+    p->prec = r->prec;
+    p->valid = layout == GS_CBLAS_ROW || layout == GS_CBLAS_COL;
+    p->side = p->uplo = p->trans = p->transb = p->diag = 0;
+    p->m = p->n = p->k = 0;
+    p->alpha = p->beta = p->b = NULL;
 }
 
 void gs_blas_gemm(gs_blas_t *p, unsigned e, int layout, char ta, char tb, int64_t m, int64_t n, int64_t k,
@@ -209,7 +222,8 @@ double gs_blas_flops(const gs_blas_t *p)
     return gs_prec_complex(p->prec) ? 4 * f : f;
 }
 
-/* Sizes and option letters for the log, in the order of the routine's arguments. */
+/* Sizes and option letters for the log, in the order of the routine's arguments; only needed when the call
+ * is logged or timed, so kept off the path of an unlogged call. */
 static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
 {
     static const char *const dims[GS_NOPS] = {
@@ -225,16 +239,17 @@ static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
         if (letters[i] >= 'A' && letters[i] <= 'Z')
             c->opts[j++] = letters[i];
     c->opts[j] = 0;
-    c->flops = p->valid ? gs_blas_flops(p) : 0;
 }
 
 int gs_blas_offload(gs_call_t *c, unsigned e, gs_blas_t *p)
 {
     if (!gs_call_begin(c, e))
         return gs_call_cpu(c, NULL);
-    gs_blas_describe(c, p);
+    if (c->timed)
+        gs_blas_describe(c, p);
     if (!p->valid)
         return gs_call_cpu(c, "invalid arguments");
+    c->flops = gs_blas_flops(p);
     gs_blas_fn *fn = gs_backend->blas[p->op];
     if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_gpu_acquire(c) != GS_OK)
         return gs_call_cpu(c, c->why);

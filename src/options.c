@@ -17,18 +17,19 @@ typedef struct {
     gs_opt_kind_t kind;
     size_t offset;       /* of the field in gs_options_t */
     const char *choices; /* GS_OPT_CHOICE: values separated by '|', in enum order */
+    const char *accepted; /* GS_OPT_CHOICE: the values, for messages */
 } gs_option_desc_t;
 
 #define GS_OFF(f) offsetof(gs_options_t, f)
 static const gs_option_desc_t gs_option_table[] = {
-    {"GPUSHIM_OFFLOAD", GS_OPT_CHOICE, GS_OFF(offload), "auto|always|never"},
-    {"GPUSHIM_LOG", GS_OPT_PATH, GS_OFF(log), NULL},
-    {"GPUSHIM_SUMMARY", GS_OPT_BOOL, GS_OFF(summary), NULL},
-    {"GPUSHIM_QUIET", GS_OPT_BOOL, GS_OFF(quiet), NULL},
-    {"GPUSHIM_POLICY", GS_OPT_PATH, GS_OFF(policy), NULL},
-    {"GPUSHIM_MIN_FLOPS", GS_OPT_NUMBER, GS_OFF(min_flops), NULL},
-    {"GPUSHIM_CUDA_LIBDIR", GS_OPT_PATH, GS_OFF(cuda_libdir), NULL},
-    {"GPUSHIM_DEVICE", GS_OPT_INT, GS_OFF(device), NULL},
+    {"GPUSHIM_OFFLOAD", GS_OPT_CHOICE, GS_OFF(offload), "auto|always|never", "auto, always or never"},
+    {"GPUSHIM_LOG", GS_OPT_PATH, GS_OFF(log), NULL, NULL},
+    {"GPUSHIM_SUMMARY", GS_OPT_BOOL, GS_OFF(summary), NULL, NULL},
+    {"GPUSHIM_QUIET", GS_OPT_BOOL, GS_OFF(quiet), NULL, NULL},
+    {"GPUSHIM_POLICY", GS_OPT_PATH, GS_OFF(policy), NULL, NULL},
+    {"GPUSHIM_MIN_FLOPS", GS_OPT_NUMBER, GS_OFF(min_flops), NULL, NULL},
+    {"GPUSHIM_CUDA_LIBDIR", GS_OPT_PATH, GS_OFF(cuda_libdir), NULL, NULL},
+    {"GPUSHIM_DEVICE", GS_OPT_INT, GS_OFF(device), NULL, NULL},
 };
 #define GS_NOPTIONS (sizeof gs_option_table / sizeof gs_option_table[0])
 
@@ -103,7 +104,7 @@ static void gs_option_set(gs_options_t *o, size_t i, const char *s)
         break;
     case GS_OPT_CHOICE:
         rc = gs_parse_choice(s, d->choices, field);
-        accepted = d->choices;
+        accepted = d->accepted;
         break;
     case GS_OPT_NUMBER:
         rc = gs_parse_number(s, field);

@@ -14,13 +14,14 @@
 /* The default policy file, embedded verbatim and NUL-terminated (GS_DEFAULT_POLICY is its path, set by the
  * Makefile), so that the built-in defaults and user files go through one parser. */
 __asm__(".section .rodata\n"
+        ".globl gs_policy_default_text\n"
         ".hidden gs_policy_default_text\n"
         ".type gs_policy_default_text, @object\n"
         "gs_policy_default_text:\n"
         ".incbin \"" GS_DEFAULT_POLICY "\"\n"
         ".byte 0\n"
         ".previous\n");
-extern const char gs_policy_default_text[];
+GS_HIDDEN extern const char gs_policy_default_text[];
 
 gs_rule_t gs_rules[GS_NROUTINES];
 

@@ -3,7 +3,8 @@
  * dimensions, alpha = 0, and beta = 0 with NaN in C (which must then not be read).  Every output array,
  * padding included, goes to a result file (results.h) for blas_cmp to compare with a run without the shim.
  *
- *   blas_all FILE             run the cases; print "gpu_eligible=N", the calls that have work for a GPU
+ *   blas_all FILE             run the cases; print "gpu_eligible=N", the calls that have work for a GPU;
+ *                             with BLAS_ALL_LARGE=1 also sizes in the hundreds (too slow for the stand-in)
  *   blas_all --invalid FILE   calls with invalid arguments: the BLAS library's xerbla must report each one
  *                             exactly as it does without the shim, and the outputs must stay untouched */
 #include <math.h>
@@ -237,7 +238,7 @@ static void do_tr(int p, int solve, int conv, char side, char uplo, char ta, cha
 {
     I ka = side == 'L' ? m : n;
     /* well conditioned for the solves: small off-diagonal entries, a heavy diagonal */
-    mat_t A = mat(p, conv, ka, ka, 0, solve ? 0.25 : 1, solve ? 4 : 0), B = mat(p, conv, m, n, 0, 1, 0);
+    mat_t A = mat(p, conv, ka, ka, 0, solve ? 1.0 / (ka + 1) : 1, solve ? 4 : 0), B = mat(p, conv, m, n, 0, 1, 0);
     const void *a = sp(&al, p);
     if (conv == FORT) {
         f_trmm_t *f[] = {F77(strmm), F77(dtrmm), F77(ctrmm), F77(ztrmm), F77(strsm), F77(dtrsm), F77(ctrsm),
@@ -309,15 +310,16 @@ static void do_level12(int p, int conv)
     free(x.a), free(y.a);
 }
 
-static const I sizes[][3] = {{5, 4, 3}, {7, 1, 6}, {1, 6, 2}, {4, 5, 1}, {13, 11, 9}, {0, 3, 4}, {3, 0, 2}, {4, 5, 0}};
-#define NSIZES (sizeof sizes / sizeof sizes[0])
+static const I sizes[][3] = {{5, 4, 3}, {7, 1, 6}, {1, 6, 2}, {4, 5, 1}, {13, 11, 9}, {0, 3, 4}, {3, 0, 2}, {4, 5, 0},
+                             {257, 130, 301}};
+static size_t nsizes = sizeof sizes / sizeof sizes[0] - 1; /* the last one only with BLAS_ALL_LARGE=1 */
 
 static void run_all(void)
 {
     scal_t alphas[] = {mk(1.5, 0.5), mk(0, 0)};
     for (int p = S; p <= Z; p++)
         for (int conv = FORT; conv <= ROWMAJ; conv++) {
-            for (size_t z = 0; z < NSIZES; z++)
+            for (size_t z = 0; z < nsizes; z++)
                 for (int ai = 0; ai < 2; ai++) {
                     if (ai && z) /* alpha = 0 once per precision and convention */
                         continue;
@@ -374,6 +376,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: blas_all [--invalid] RESULT-FILE\n");
         return 2;
     }
+    if (getenv("BLAS_ALL_LARGE") && atoi(getenv("BLAS_ALL_LARGE")))
+        nsizes++;
     if (invalid)
         run_invalid();
     else

@@ -190,10 +190,8 @@ static cublasStatus_t rk(cublasHandle_t h, int p, const char *fn, int herm, cubl
                 s2 += yi * (herm ? conj(xj) : xj);
             }
             z_t v = B ? al * s1 + (herm ? conj(al) : al) * s2 : al * s1;
-            z_t old = at(c, i, j);
-            if (herm && i == j)
-                old = creal(old);
-            v += be == 0 ? 0 : be * old;
+            if (be != 0) /* C is not read when beta = 0: it may hold anything, signalling NaNs too */
+                v += be * (herm && i == j ? creal(at(c, i, j)) : at(c, i, j));
             put(c, i, j, herm && i == j ? creal(v) : v);
         }
     return CUBLAS_STATUS_SUCCESS;

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Packs the CPU libraries that the test programs are linked against into build/gpu/libs.tar.xz, for the GPU
+# machine, which has none of them: Debian's OpenBLAS (plain spelling), NumPy 1.26's OpenBLAS (64_ spelling)
+# and Debian's reference BLAS (the nested-call test).  The scipy_ spellings come from the NumPy and SciPy
+# installed there (tests/gpu/run.sh).
+set -eu
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/reference" build/gpu
+d=/usr/lib/x86_64-linux-gnu
+cp -L $d/libopenblas.so.0 $d/libgfortran.so.5 $d/libquadmath.so.0 "$tmp/"
+cp -L $d/blas/libblas.so.3 "$tmp/reference/"
+cp -r build/venv-np1/lib/python3*/site-packages/numpy.libs "$tmp/"
+tar cJf build/gpu/libs.tar.xz -C "$tmp" .
+ls -la build/gpu/libs.tar.xz

@@ -1,0 +1,371 @@
+/* Check unit tests of gpushim's modules, linked against the library's objects (their functions are hidden
+ * in the shared library): the routine table, option parsing, the policy parser and decision, BLAS
+ * normalisation (row-major rewriting, validity, operands, cost) and JSON escaping. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blas.h"
+#include "gs.h"
+
+GS_HIDDEN extern const char gs_policy_default_text[];
+
+/* ---- table -------------------------------------------------------------------------------------------- */
+
+START_TEST(test_table_entries_match_routines)
+{
+    int per_routine[GS_NROUTINES] = {0};
+    for (int e = 0; e < GS_NENTRIES; e++) {
+        const gs_entry_info_t *en = &gs_entries[e];
+        const char *name = gs_routines[en->routine].name;
+        char want[64];
+        const char *pre = strncmp(en->symbol, "scipy_", 6) == 0 ? "scipy_" : "";
+        if (en->cblas)
+            snprintf(want, sizeof want, "%scblas_%s%s", pre, name, en->ilp64 ? "64_" : "");
+        else
+            snprintf(want, sizeof want, "%s%s_%s", pre, name, en->ilp64 ? "64_" : "");
+        ck_assert_str_eq(en->symbol, want);
+        per_routine[en->routine]++;
+        for (int f = 0; f < e; f++)
+            ck_assert_str_ne(gs_entries[f].symbol, en->symbol);
+    }
+    for (int r = 0; r < GS_NROUTINES; r++)
+        ck_assert(per_routine[r] == 4 || per_routine[r] == 8);
+}
+END_TEST
+
+START_TEST(test_table_find)
+{
+    ck_assert_int_eq(gs_routine_find("dgemm"), GS_R_DGEMM);
+    ck_assert_int_eq(gs_routine_find("zher2k"), GS_R_ZHER2K);
+    ck_assert_int_eq(gs_routine_find("dgemm_"), -1);
+    ck_assert_int_eq(gs_routines[GS_R_CHERK].op, GS_OP_herk);
+    ck_assert_int_eq(gs_routines[GS_R_CHERK].prec, GS_P_C);
+    ck_assert_uint_eq(gs_prec_size(GS_P_S), 4);
+    ck_assert_uint_eq(gs_prec_size(GS_P_D), 8);
+    ck_assert_uint_eq(gs_prec_size(GS_P_C), 8);
+    ck_assert_uint_eq(gs_prec_size(GS_P_Z), 16);
+}
+END_TEST
+
+/* ---- options ------------------------------------------------------------------------------------------ */
+
+START_TEST(test_parse_number)
+{
+    double v;
+    ck_assert_int_eq(gs_parse_number("2e9", &v), 0);
+    ck_assert_double_eq(v, 2e9);
+    ck_assert_int_eq(gs_parse_number("3G", &v), 0);
+    ck_assert_double_eq(v, 3e9);
+    ck_assert_int_eq(gs_parse_number("1.5k", &v), 0);
+    ck_assert_double_eq(v, 1500);
+    ck_assert_int_eq(gs_parse_number("inf", &v), 0);
+    ck_assert(isinf(v));
+    ck_assert_int_eq(gs_parse_number("0", &v), 0);
+    ck_assert_double_eq(v, 0);
+    v = 7;
+    ck_assert_int_ne(gs_parse_number("-1", &v), 0);
+    ck_assert_int_ne(gs_parse_number("abc", &v), 0);
+    ck_assert_int_ne(gs_parse_number("1x", &v), 0);
+    ck_assert_int_ne(gs_parse_number("2GG", &v), 0);
+    ck_assert_int_ne(gs_parse_number("", &v), 0);
+    ck_assert_int_ne(gs_parse_number("nan", &v), 0);
+    ck_assert_double_eq(v, 7);
+}
+END_TEST
+
+START_TEST(test_parse_bool)
+{
+    bool b = false;
+    ck_assert_int_eq(gs_parse_bool("Yes", &b), 0);
+    ck_assert(b);
+    ck_assert_int_eq(gs_parse_bool("off", &b), 0);
+    ck_assert(!b);
+    ck_assert_int_ne(gs_parse_bool("2", &b), 0);
+    ck_assert_int_ne(gs_parse_bool("", &b), 0);
+}
+END_TEST
+
+START_TEST(test_options_read)
+{
+    gs_options_t o;
+    setenv("GPUSHIM_OFFLOAD", "ALWAYS", 1);
+    setenv("GPUSHIM_SUMMARY", "1", 1);
+    setenv("GPUSHIM_MIN_FLOPS", "5M", 1);
+    setenv("GPUSHIM_LOG", "/tmp/x.%p", 1);
+    setenv("GPUSHIM_DEVICE", "2", 1);
+    gs_options_read(&o);
+    ck_assert_int_eq(o.offload, GS_OFFLOAD_ALWAYS);
+    ck_assert(o.summary);
+    ck_assert_double_eq(o.min_flops, 5e6);
+    ck_assert_str_eq(o.log, "/tmp/x.%p");
+    ck_assert_int_eq(o.device, 2);
+    /* invalid values are reported and leave the defaults */
+    setenv("GPUSHIM_OFFLOAD", "sometimes", 1);
+    setenv("GPUSHIM_SUMMARY", "maybe", 1);
+    setenv("GPUSHIM_MIN_FLOPS", "lots", 1);
+    setenv("GPUSHIM_DEVICE", "-1", 1);
+    setenv("GPUSHIM_LOG", "", 1);
+    gs_options_read(&o);
+    ck_assert_int_eq(o.offload, GS_OFFLOAD_AUTO);
+    ck_assert(!o.summary);
+    ck_assert(o.min_flops < 0);
+    ck_assert_int_eq(o.device, 0);
+    ck_assert_ptr_null(o.log);
+    unsetenv("GPUSHIM_OFFLOAD");
+    unsetenv("GPUSHIM_SUMMARY");
+    unsetenv("GPUSHIM_MIN_FLOPS");
+    unsetenv("GPUSHIM_DEVICE");
+    unsetenv("GPUSHIM_LOG");
+}
+END_TEST
+
+/* ---- policy ------------------------------------------------------------------------------------------- */
+
+static void rules_fill(gs_rule_t *r, double v)
+{
+    for (int i = 0; i < GS_NROUTINES; i++)
+        r[i].min_flops = v;
+}
+
+START_TEST(test_policy_parse)
+{
+    gs_rule_t r[GS_NROUTINES];
+    rules_fill(r, -1);
+    ck_assert_int_eq(gs_policy_parse(r, "# comment\n*  min_flops=1e9\n\n*gemm min_flops=2G # trailing\n"
+                                        "zgemm\tmin_flops=inf\n",
+                                     "test"),
+                     0);
+    ck_assert_double_eq(r[GS_R_DSYRK].min_flops, 1e9);
+    ck_assert_double_eq(r[GS_R_DGEMM].min_flops, 2e9);
+    ck_assert(isinf(r[GS_R_ZGEMM].min_flops));
+    /* each bad line is counted and leaves the rules as they were */
+    ck_assert_int_eq(gs_policy_parse(r, "dgemm min_flop=5\nnothing min_flops=5\ndgemm min_flops=-3\ndgemm\n"
+                                        "dgemm min_flops\n",
+                                     "test"),
+                     5);
+    ck_assert_double_eq(r[GS_R_DGEMM].min_flops, 2e9);
+}
+END_TEST
+
+START_TEST(test_policy_default_text)
+{
+    gs_rule_t r[GS_NROUTINES];
+    rules_fill(r, -1);
+    ck_assert_int_eq(gs_policy_parse(r, gs_policy_default_text, "default"), 0);
+    for (int i = 0; i < GS_NROUTINES; i++)
+        ck_assert(r[i].min_flops > 0);
+}
+END_TEST
+
+START_TEST(test_policy_decide)
+{
+    gs_call_t c = {.routine = GS_R_DGEMM};
+    gs_rules[GS_R_DGEMM].min_flops = 1000;
+    gs.opt.offload = GS_OFFLOAD_AUTO;
+    c.flops = 999;
+    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_CPU);
+    ck_assert_str_eq(c.why, "below threshold");
+    c.flops = 1000;
+    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_GPU);
+    ck_assert_int_eq(gs_policy_decide(&c, false), GS_WHERE_CPU);
+    ck_assert_str_eq(c.why, "cpu only");
+    gs.opt.offload = GS_OFFLOAD_ALWAYS;
+    c.flops = 1;
+    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_GPU);
+    ck_assert_str_eq(c.why, "forced");
+    c.flops = 0;
+    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_CPU);
+    ck_assert_str_eq(c.why, "trivial");
+    gs.opt.offload = GS_OFFLOAD_NEVER;
+    c.flops = 1e15;
+    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_CPU);
+    gs.opt.offload = GS_OFFLOAD_AUTO;
+}
+END_TEST
+
+/* ---- BLAS normalisation ------------------------------------------------------------------------------- */
+
+static double one = 1, zero = 0;
+
+START_TEST(test_gemm_row_major)
+{
+    gs_blas_t p;
+    double a[1] = {0}, b[1] = {0}, c[1] = {0};
+    /* row-major C (2x3) = A (2x4) B (4x3): becomes C^T = B^T A^T, 3x2 column-major */
+    gs_blas_gemm(&p, GS_E_cblas_dgemm, GS_CBLAS_ROW, 'N', 'T', 2, 3, 4, &one, a, 4, b, 4, &zero, c, 3);
+    ck_assert(p.valid);
+    ck_assert_int_eq(p.m, 3);
+    ck_assert_int_eq(p.n, 2);
+    ck_assert_int_eq(p.k, 4);
+    ck_assert_ptr_eq(p.a, b);
+    ck_assert_ptr_eq(p.b, a);
+    ck_assert_int_eq(p.trans, 'T');
+    ck_assert_int_eq(p.transb, 'N');
+    ck_assert_int_eq(p.lda, 4);
+    ck_assert_int_eq(p.ldb, 4);
+    ck_assert_double_eq(gs_blas_flops(&p), 48);
+    gs_operand_t o[3];
+    ck_assert_int_eq(gs_blas_operands(&p, o), 3);
+    ck_assert_int_eq(o[0].rows, 4); /* op(A) = B^T stored 4 x 3... as 'T': rows k = 4, cols m = 3 */
+    ck_assert_int_eq(o[0].cols, 3);
+    ck_assert(!o[2].in); /* beta = 0: C is not read */
+    ck_assert(o[2].out);
+}
+END_TEST
+
+START_TEST(test_gemm_validity)
+{
+    gs_blas_t p;
+    double a[1] = {0};
+    gs_blas_gemm(&p, GS_E_dgemm_, GS_CBLAS_COL, 'n', 'c', 5, 4, 3, &one, a, 5, a, 4, &one, a, 5);
+    ck_assert(p.valid);
+    ck_assert_int_eq(p.trans, 'N'); /* letters are normalised to upper case */
+    ck_assert_int_eq(p.transb, 'C');
+    gs_blas_gemm(&p, GS_E_dgemm_, GS_CBLAS_COL, 'N', 'N', 5, 4, 3, &one, a, 4, a, 3, &one, a, 5);
+    ck_assert(!p.valid); /* lda < m */
+    gs_blas_gemm(&p, GS_E_dgemm_, GS_CBLAS_COL, 'X', 'N', 5, 4, 3, &one, a, 5, a, 3, &one, a, 5);
+    ck_assert(!p.valid);
+    gs_blas_gemm(&p, GS_E_dgemm_, GS_CBLAS_COL, 'N', 'N', -1, 4, 3, &one, a, 5, a, 3, &one, a, 5);
+    ck_assert(!p.valid);
+    gs_blas_gemm(&p, GS_E_cblas_dgemm, 99, 'N', 'N', 5, 4, 3, &one, a, 5, a, 3, &one, a, 5);
+    ck_assert(!p.valid); /* layout */
+    gs_blas_gemm(&p, GS_E_dgemm_, GS_CBLAS_COL, 'N', 'N', 0, 0, 0, &one, a, 1, a, 1, &one, a, 1);
+    ck_assert(p.valid);
+    ck_assert_double_eq(gs_blas_flops(&p), 0);
+    gs_blas_gemm(&p, GS_E_dgemm_, GS_CBLAS_COL, 'N', 'N', 5, 4, 3, &zero, a, 5, a, 3, &one, a, 5);
+    ck_assert_double_eq(gs_blas_flops(&p), 0); /* alpha = 0: no arithmetic on A and B */
+}
+END_TEST
+
+START_TEST(test_symm_trmm_row_major)
+{
+    gs_blas_t p;
+    double a[1] = {0};
+    gs_blas_symm(&p, GS_E_cblas_dsymm, GS_CBLAS_ROW, 'L', 'U', 3, 5, &one, a, 3, a, 5, &one, a, 5);
+    ck_assert(p.valid);
+    ck_assert_int_eq(p.side, 'R');
+    ck_assert_int_eq(p.uplo, 'L');
+    ck_assert_int_eq(p.m, 5);
+    ck_assert_int_eq(p.n, 3);
+    gs_blas_trmm(&p, GS_E_cblas_dtrsm, GS_CBLAS_ROW, 'R', 'L', 'C', 'U', 3, 5, &one, a, 5, a, 5);
+    ck_assert(p.valid);
+    ck_assert_int_eq(p.side, 'L');
+    ck_assert_int_eq(p.uplo, 'U');
+    ck_assert_int_eq(p.trans, 'C');
+    ck_assert_int_eq(p.diag, 'U');
+    ck_assert_int_eq(p.m, 5);
+    ck_assert_int_eq(p.ldc, 5);
+    gs_operand_t o[3];
+    ck_assert_int_eq(gs_blas_operands(&p, o), 2);
+    ck_assert(o[1].in && o[1].out);
+    gs_blas_trmm(&p, GS_E_dtrmm_, GS_CBLAS_COL, 'L', 'U', 'N', 'X', 3, 5, &one, a, 3, a, 3);
+    ck_assert(!p.valid);
+}
+END_TEST
+
+START_TEST(test_rank_k_row_major)
+{
+    gs_blas_t p;
+    double a[1] = {0}, cz[2] = {2, 3}, rb = 0;
+    /* real syrk: row-major N becomes T, and C is accepted as T */
+    gs_blas_syrk(&p, GS_E_cblas_dsyrk, GS_CBLAS_ROW, 'U', 'N', 4, 2, &one, a, 2, NULL, 0, &one, a, 4);
+    ck_assert(p.valid);
+    ck_assert_int_eq(p.trans, 'T');
+    ck_assert_int_eq(p.uplo, 'L');
+    gs_blas_syrk(&p, GS_E_cblas_dsyrk, GS_CBLAS_ROW, 'U', 'C', 4, 2, &one, a, 4, NULL, 0, &one, a, 4);
+    ck_assert(p.valid);
+    ck_assert_int_eq(p.trans, 'N');
+    /* complex syrk accepts only N and T; herk only N and C */
+    gs_blas_syrk(&p, GS_E_cblas_zsyrk, GS_CBLAS_ROW, 'U', 'C', 4, 2, cz, a, 4, NULL, 0, cz, a, 4);
+    ck_assert(!p.valid);
+    gs_blas_syrk(&p, GS_E_zherk_, GS_CBLAS_COL, 'U', 'T', 4, 2, &one, a, 4, NULL, 0, &one, a, 4);
+    ck_assert(!p.valid);
+    gs_blas_syrk(&p, GS_E_cblas_zherk, GS_CBLAS_ROW, 'L', 'N', 4, 2, &one, a, 2, NULL, 0, &one, a, 4);
+    ck_assert(p.valid);
+    ck_assert_int_eq(p.trans, 'C');
+    ck_assert_int_eq(p.uplo, 'U');
+    /* row-major her2k conjugates alpha */
+    gs_blas_syrk(&p, GS_E_cblas_zher2k, GS_CBLAS_ROW, 'L', 'C', 4, 2, cz, a, 4, a, 4, &rb, a, 4);
+    ck_assert(p.valid);
+    ck_assert_int_eq(p.trans, 'N');
+    ck_assert_double_eq(((const double *)p.alpha)[0], 2);
+    ck_assert_double_eq(((const double *)p.alpha)[1], -3);
+    ck_assert_double_eq(cz[1], 3); /* the caller's scalar is left alone */
+    ck_assert_double_eq(gs_blas_flops(&p), 4.0 * 2 * 4 * 5 * 2);
+    gs_operand_t o[3];
+    ck_assert_int_eq(gs_blas_operands(&p, o), 3);
+    ck_assert(o[2].in); /* C always travels: only one triangle is written */
+}
+END_TEST
+
+START_TEST(test_cblas_letters)
+{
+    ck_assert_int_eq(gs_cblas_letter(111, GS_CBLAS_TRANS), 'N');
+    ck_assert_int_eq(gs_cblas_letter(113, GS_CBLAS_TRANS), 'C');
+    ck_assert_int_eq(gs_cblas_letter(114, GS_CBLAS_TRANS), 0);
+    ck_assert_int_eq(gs_cblas_letter(122, GS_CBLAS_UPLO), 'L');
+    ck_assert_int_eq(gs_cblas_letter(141, GS_CBLAS_UPLO), 0); /* a side value is not an uplo value */
+    ck_assert_int_eq(gs_cblas_letter(132, GS_CBLAS_DIAG), 'U');
+    ck_assert_int_eq(gs_cblas_letter(142, GS_CBLAS_SIDE), 'R');
+    ck_assert_int_eq(gs_cblas_letter(0, GS_CBLAS_SIDE), 0);
+}
+END_TEST
+
+START_TEST(test_scalar_zero)
+{
+    float cf[2] = {0, 1};
+    double cd[2] = {0, 0};
+    ck_assert(!gs_scalar_is_zero(cf, GS_P_C, false));
+    ck_assert(gs_scalar_is_zero(cf, GS_P_C, true));
+    ck_assert(gs_scalar_is_zero(cd, GS_P_Z, false));
+    ck_assert(gs_scalar_is_zero(&zero, GS_P_D, false));
+    ck_assert(!gs_scalar_is_zero(&one, GS_P_D, false));
+}
+END_TEST
+
+/* ---- log ---------------------------------------------------------------------------------------------- */
+
+START_TEST(test_json_escape)
+{
+    char out[64];
+    gs_json_escape(out, sizeof out, "a \"b\" \\ c\n");
+    ck_assert_str_eq(out, "a \\\"b\\\" \\\\ c\\u000a");
+    gs_json_escape(out, 10, "0123456789abcdef");
+    ck_assert_uint_lt(strlen(out), 10);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("gpushim");
+    struct {
+        const char *name;
+        const TTest *tests[8];
+    } cases[] = {
+        {"table", {test_table_entries_match_routines, test_table_find}},
+        {"options", {test_parse_number, test_parse_bool, test_options_read}},
+        {"policy", {test_policy_parse, test_policy_default_text, test_policy_decide}},
+        {"blas", {test_gemm_row_major, test_gemm_validity, test_symm_trmm_row_major, test_rank_k_row_major,
+                  test_cblas_letters, test_scalar_zero}},
+        {"log", {test_json_escape}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        TCase *tc = tcase_create(cases[i].name);
+        for (int j = 0; j < 8 && cases[i].tests[j]; j++)
+            tcase_add_test(tc, cases[i].tests[j]);
+        suite_add_tcase(s, tc);
+    }
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
