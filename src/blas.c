@@ -158,6 +158,12 @@ bool gs_scalar_is_zero(const void *s, int prec, bool real_only)
 static bool gs_alpha_real(const gs_blas_t *p) { return p->op == GS_OP_herk; }
 static bool gs_beta_real(const gs_blas_t *p) { return p->op == GS_OP_herk || p->op == GS_OP_her2k; }
 
+size_t gs_blas_scalar_size(const gs_blas_t *p, int which)
+{
+    bool real = which ? gs_beta_real(p) : gs_alpha_real(p);
+    return gs_prec_size(p->prec) / (real && gs_prec_complex(p->prec) ? 2 : 1);
+}
+
 int gs_blas_operands(const gs_blas_t *p, gs_operand_t ops[3])
 {
     bool read_c = p->beta && !gs_scalar_is_zero(p->beta, p->prec, gs_beta_real(p));

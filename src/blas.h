@@ -66,6 +66,8 @@ GS_HIDDEN int gs_blas_operands(const gs_blas_t *p, gs_operand_t ops[3]);
 /* Floating-point operations of the call (a complex multiply-add counts as 8); 0 for a call that does no
  * arithmetic on its matrices (an empty dimension or alpha = 0). */
 GS_HIDDEN double gs_blas_flops(const gs_blas_t *p);
+/* Bytes of the call's alpha (which = 0) or beta (which = 1): real for herk's both and her2k's beta. */
+GS_HIDDEN size_t gs_blas_scalar_size(const gs_blas_t *p, int which);
 /* True when the scalar at s (of precision prec, real when real_only) is zero. */
 GS_HIDDEN bool gs_scalar_is_zero(const void *s, int prec, bool real_only);
 

@@ -2,6 +2,7 @@
  * copied into one device buffer with pitched copies (any leading dimension), computed, and the output copied
  * back only after the computation has completed without error. */
 #include <stdio.h>
+#include <string.h>
 
 #include "backend.h"
 #include "cudalib.h"
@@ -79,37 +80,44 @@ static int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const gs_oper
     void *f = gs_cuda.blas[p->op][p->prec];
     const char *name = gs_cublas_names[p->op][p->prec];
     cublasHandle_t h = gs_cuda.handle;
+    /* cuBLAS reads a complex scalar as a 16-byte vector that must be 16-byte aligned, and crashes otherwise;
+     * Fortran and C callers may pass COMPLEX*16 scalars aligned to 8 bytes (tests/progs/blas_all.c does,
+     * and the stand-in rejects a misaligned scalar).  So the scalars are copied. */
+    _Alignas(16) unsigned char alpha[16], beta[16];
+    memcpy(alpha, p->alpha, gs_blas_scalar_size(p, 0));
+    if (p->beta)
+        memcpy(beta, p->beta, gs_blas_scalar_size(p, 1));
     switch (p->op) {
     case GS_OP_gemm:
         GS_TRY(c, name, ((gs_cublas_gemm_fn *)f)(h, gs_cu_op(p->trans, p->prec), gs_cu_op(p->transb, p->prec), p->m,
-                                                  p->n, p->k, p->alpha, d[0], o[0].rows, d[1], o[1].rows, p->beta,
+                                                  p->n, p->k, alpha, d[0], o[0].rows, d[1], o[1].rows, beta,
                                                   d[2], o[2].rows));
         break;
     case GS_OP_symm:
     case GS_OP_hemm:
-        GS_TRY(c, name, ((gs_cublas_symm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo), p->m, p->n, p->alpha,
-                                                  d[0], o[0].rows, d[1], o[1].rows, p->beta, d[2], o[2].rows));
+        GS_TRY(c, name, ((gs_cublas_symm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo), p->m, p->n, alpha,
+                                                  d[0], o[0].rows, d[1], o[1].rows, beta, d[2], o[2].rows));
         break;
     case GS_OP_syrk:
     case GS_OP_herk:
         GS_TRY(c, name, ((gs_cublas_syrk_fn *)f)(h, gs_cu_fill(p->uplo), gs_cu_op(p->trans, p->prec), p->n, p->k,
-                                                  p->alpha, d[0], o[0].rows, p->beta, d[1], o[1].rows));
+                                                  alpha, d[0], o[0].rows, beta, d[1], o[1].rows));
         break;
     case GS_OP_syr2k:
     case GS_OP_her2k:
         GS_TRY(c, name, ((gs_cublas_syr2k_fn *)f)(h, gs_cu_fill(p->uplo), gs_cu_op(p->trans, p->prec), p->n, p->k,
-                                                   p->alpha, d[0], o[0].rows, d[1], o[1].rows, p->beta, d[2],
+                                                   alpha, d[0], o[0].rows, d[1], o[1].rows, beta, d[2],
                                                    o[2].rows));
         break;
     case GS_OP_trmm: /* cuBLAS's trmm is out of place; C = B makes it in place */
         GS_TRY(c, name, ((gs_cublas_trmm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo),
                                                   gs_cu_op(p->trans, p->prec), gs_cu_diag(p->diag), p->m, p->n,
-                                                  p->alpha, d[0], o[0].rows, d[1], o[1].rows, d[1], o[1].rows));
+                                                  alpha, d[0], o[0].rows, d[1], o[1].rows, d[1], o[1].rows));
         break;
     case GS_OP_trsm:
         GS_TRY(c, name, ((gs_cublas_trsm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo),
                                                   gs_cu_op(p->trans, p->prec), gs_cu_diag(p->diag), p->m, p->n,
-                                                  p->alpha, d[0], o[0].rows, d[1], o[1].rows));
+                                                  alpha, d[0], o[0].rows, d[1], o[1].rows));
         break;
     default:
         gs_call_why(c, "gpu error: cuBLAS has no %s", gs_op_names[p->op]);

@@ -24,7 +24,8 @@ rm -rf $L && mkdir -p $L && tar xJf build/gpu/libs.tar.xz -C $L
 SP=$($PY -c 'import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))')
 ln -s "$(ls "$SP"/numpy.libs/libscipy_openblas64_*.so | head -n 1)" $L/libscipy_openblas64_.so
 ln -s "$(ls "$SP"/scipy.libs/libscipy_openblas*.so | head -n 1)" $L/libscipy_openblas.so
-export LD_LIBRARY_PATH=$L:$L/numpy.libs
+# (the bundled libraries find their own dependencies through $ORIGIN, which a symbolic link does not carry)
+export LD_LIBRARY_PATH=$L:$L/numpy.libs:$SP/numpy.libs:$SP/scipy.libs
 shim() { LD_PRELOAD=$LIB GPUSHIM_OFFLOAD=always "$@"; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

@@ -64,9 +64,17 @@ static int check(const char *fn, const void *a, int p, int64_t rows, int64_t col
     return standin_check_device(a, ((size_t)ldm * (size_t)(cols - 1) + (size_t)rows) * esize[p], fn, what);
 }
 
-static int scalars(const char *fn, const void *alpha, const void *beta)
+/* Scalars are host memory (pointer mode host), and complex ones are aligned as cuComplex (8 bytes) and
+ * cuDoubleComplex (16 bytes) require: the real cuBLAS crashes on a misaligned cuDoubleComplex. */
+static int scalars(const char *fn, int p, const void *alpha, const void *beta)
 {
-    return standin_check_host(alpha, fn, "alpha") | (beta ? standin_check_host(beta, fn, "beta") : 0);
+    size_t align = p == Z ? 16 : p == C ? 8 : 1;
+    int bad = standin_check_host(alpha, fn, "alpha") | (beta ? standin_check_host(beta, fn, "beta") : 0);
+    if ((uintptr_t)alpha % align || (beta && (uintptr_t)beta % align)) {
+        standin_violation(fn, "a complex scalar is not aligned as its CUDA type requires");
+        bad = 1;
+    }
+    return bad;
 }
 
 static z_t scal(int p, const void *s, int real_only)
@@ -119,7 +127,7 @@ static cublasStatus_t gemm(cublasHandle_t h, int p, const char *fn, cublasOperat
     BEGIN(fn);
     if (check(fn, A, p, ta == CUBLAS_OP_N ? m : k, ta == CUBLAS_OP_N ? k : m, lda, "A") ||
         check(fn, B, p, tb == CUBLAS_OP_N ? k : n, tb == CUBLAS_OP_N ? n : k, ldb, "B") ||
-        check(fn, Cm, p, m, n, ldc, "C") || scalars(fn, alpha, beta))
+        check(fn, Cm, p, m, n, ldc, "C") || scalars(fn, p, alpha, beta))
         return CUBLAS_STATUS_INVALID_VALUE;
     mat_t a = {p, A, lda}, b = {p, B, ldb}, c = {p, Cm, ldc};
     z_t al = scal(p, alpha, 0), be = scal(p, beta, 0);
@@ -151,7 +159,7 @@ static cublasStatus_t symm(cublasHandle_t h, int p, const char *fn, int herm, cu
     BEGIN(fn);
     int64_t ka = side == CUBLAS_SIDE_LEFT ? m : n;
     if (check(fn, A, p, ka, ka, lda, "A") || check(fn, B, p, m, n, ldb, "B") || check(fn, Cm, p, m, n, ldc, "C") ||
-        scalars(fn, alpha, beta))
+        scalars(fn, p, alpha, beta))
         return CUBLAS_STATUS_INVALID_VALUE;
     mat_t a = {p, A, lda}, b = {p, B, ldb}, c = {p, Cm, ldc};
     z_t al = scal(p, alpha, 0), be = scal(p, beta, 0);
@@ -175,7 +183,7 @@ static cublasStatus_t rk(cublasHandle_t h, int p, const char *fn, int herm, cubl
     BEGIN(fn);
     int64_t r = t == CUBLAS_OP_N ? n : k, cols = t == CUBLAS_OP_N ? k : n;
     if (check(fn, A, p, r, cols, lda, "A") || (B && check(fn, B, p, r, cols, ldb, "B")) ||
-        check(fn, Cm, p, n, n, ldc, "C") || scalars(fn, alpha, beta))
+        check(fn, Cm, p, n, n, ldc, "C") || scalars(fn, p, alpha, beta))
         return CUBLAS_STATUS_INVALID_VALUE;
     mat_t a = {p, A, lda}, b = {p, B ? B : A, B ? ldb : lda}, c = {p, Cm, ldc};
     z_t al = scal(p, alpha, herm && !B), be = scal(p, beta, herm);
@@ -221,7 +229,7 @@ static cublasStatus_t trmm(cublasHandle_t h, int p, const char *fn, cublasSideMo
     BEGIN(fn);
     int64_t ka = side == CUBLAS_SIDE_LEFT ? m : n;
     if (check(fn, A, p, ka, ka, lda, "A") || check(fn, B, p, m, n, ldb, "B") || check(fn, Cm, p, m, n, ldc, "C") ||
-        scalars(fn, alpha, NULL))
+        scalars(fn, p, alpha, NULL))
         return CUBLAS_STATUS_INVALID_VALUE;
     mat_t a = {p, A, lda}, b = {p, B, ldb}, c = {p, Cm, ldc};
     z_t al = scal(p, alpha, 0), *T = tri(a, ka, uplo, t, diag), *R = calloc((size_t)(m * n), sizeof *R);
@@ -265,7 +273,7 @@ static cublasStatus_t trsm(cublasHandle_t h, int p, const char *fn, cublasSideMo
 {
     BEGIN(fn);
     int64_t ka = side == CUBLAS_SIDE_LEFT ? m : n;
-    if (check(fn, A, p, ka, ka, lda, "A") || check(fn, B, p, m, n, ldb, "B") || scalars(fn, alpha, NULL))
+    if (check(fn, A, p, ka, ka, lda, "A") || check(fn, B, p, m, n, ldb, "B") || scalars(fn, p, alpha, NULL))
         return CUBLAS_STATUS_INVALID_VALUE;
     mat_t a = {p, A, lda}, b = {p, B, ldb};
     z_t al = scal(p, alpha, 0), *M = tri(a, ka, uplo, t, diag), *X = calloc((size_t)(m * n), sizeof *X);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,11 +43,14 @@ static size_t mem_limit(void)
     return s ? strtoull(s, NULL, 0) : (size_t)64 << 30;
 }
 
-static void violation(const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 1, 2))) static void violation(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "standin: VIOLATION: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
+    va_end(ap);
     S.violations++;
 }
 
@@ -79,7 +83,7 @@ int standin_fail(const char *fn)
     pthread_mutex_lock(&S.lock);
     init_locked();
     if (getpid() != S.pid)
-        violation("%s called in a forked child%s", fn, "");
+        violation("%s called in a forked child", fn);
     int fail = S.failed && S.sticky;
     for (int i = 0; i < S.nfails && !fail; i++)
         if (strcmp(S.fails[i].name, fn) == 0) {
@@ -90,6 +94,11 @@ int standin_fail(const char *fn)
         S.failed = 1;
     pthread_mutex_unlock(&S.lock);
     return fail;
+}
+
+void standin_violation(const char *fn, const char *what)
+{
+    violation("%s: %s", fn, what);
 }
 
 void standin_count_blas(void)
@@ -214,7 +223,7 @@ cudaError_t cudaFree(void *p)
     }
     pthread_mutex_unlock(&S.lock);
     if (i < 0)
-        violation("cudaFree: %s%s is not a pointer from cudaMalloc", "pointer", "");
+        violation("cudaFree: %p is not a pointer from cudaMalloc", p);
     return i < 0 ? cudaErrorInvalidValue : cudaSuccess;
 }
 
@@ -225,7 +234,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
     if (standin_fail(fn))
         return cudaErrorLaunchFailure;
     if (stream && stream->magic != 0x57ea)
-        violation("%s: %s is not a stream from cudaStreamCreate", fn, "stream");
+        violation("%s: not a stream from cudaStreamCreate", fn);
     if (height == 0 || width == 0)
         return cudaSuccess;
     if (width > dpitch || width > spitch)
@@ -243,7 +252,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
         bad = standin_check_device(src, sext, fn, "source") | standin_check_device(dst, dext, fn, "destination");
         break;
     default:
-        violation("%s: copy kind %s is not used by gpushim", fn, "other");
+        violation("%s: copy kind %d is not used by gpushim", fn, (int)kind);
         bad = 1;
     }
     if (bad)

@@ -23,6 +23,8 @@ int standin_check_device(const void *p, size_t bytes, const char *fn, const char
 int standin_check_host(const void *p, const char *fn, const char *what);
 /* True when function fn must fail now (fault injection); counts the call and checks the calling process. */
 int standin_fail(const char *fn);
+/* Records a violation: fn did something a real CUDA library would not accept. */
+void standin_violation(const char *fn, const char *what);
 /* Counts one library call for the report. */
 void standin_count_blas(void);
 
