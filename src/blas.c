@@ -6,13 +6,11 @@
 #include "backend.h"
 
 static inline char gs_upper(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
-static inline bool gs_one_of(char ch, const char *set)
-{
-    for (; *set; set++)
-        if (ch == *set)
-            return true;
-    return false;
-}
+/* Option letters a routine accepts; plain comparisons, as this runs on every call. */
+static inline bool gs_is_ntc(char ch) { return ch == 'N' || ch == 'T' || ch == 'C'; }
+static inline bool gs_is_ul(char ch) { return ch == 'U' || ch == 'L'; }
+static inline bool gs_is_lr(char ch) { return ch == 'L' || ch == 'R'; }
+static inline bool gs_is_nu(char ch) { return ch == 'N' || ch == 'U'; }
 static inline int64_t gs_max1(int64_t v) { return v > 1 ? v : 1; }
 static inline char gs_flip(char ch, char x, char y) { return ch == x ? y : ch == y ? x : ch; }
 
@@ -53,7 +51,7 @@ void gs_blas_gemm(gs_blas_t *p, unsigned e, int layout, char ta, char tb, int64_
         GS_SWAP(int64_t, lda, ldb);
     }
     int64_t rows_a = ta == 'N' ? m : k, rows_b = tb == 'N' ? k : n;
-    p->valid &= gs_one_of(ta, "NTC") && gs_one_of(tb, "NTC") && m >= 0 && n >= 0 && k >= 0 &&
+    p->valid &= gs_is_ntc(ta) && gs_is_ntc(tb) && m >= 0 && n >= 0 && k >= 0 &&
                 lda >= gs_max1(rows_a) && ldb >= gs_max1(rows_b) && ldc >= gs_max1(m);
     p->trans = ta, p->transb = tb, p->m = m, p->n = n, p->k = k;
     p->alpha = alpha, p->a = a, p->lda = lda, p->b = b, p->ldb = ldb, p->beta = beta, p->c = c, p->ldc = ldc;
@@ -72,7 +70,7 @@ void gs_blas_symm(gs_blas_t *p, unsigned e, int layout, char side, char uplo, in
         GS_SWAP(int64_t, m, n);
     }
     int64_t ka = side == 'L' ? m : n;
-    p->valid &= gs_one_of(side, "LR") && gs_one_of(uplo, "UL") && m >= 0 && n >= 0 && lda >= gs_max1(ka) &&
+    p->valid &= gs_is_lr(side) && gs_is_ul(uplo) && m >= 0 && n >= 0 && lda >= gs_max1(ka) &&
                 ldb >= gs_max1(m) && ldc >= gs_max1(m);
     p->side = side, p->uplo = uplo, p->m = m, p->n = n;
     p->alpha = alpha, p->a = a, p->lda = lda, p->b = b, p->ldb = ldb, p->beta = beta, p->c = c, p->ldc = ldc;
@@ -89,8 +87,8 @@ void gs_blas_syrk(gs_blas_t *p, unsigned e, int layout, char uplo, char trans, i
     trans = gs_upper(trans);
     /* The transposes a row-major update needs, as reference CBLAS applies them: real syrk and syr2k take
      * 'C' as 'T'; the complex symmetric ones accept only N and T, the Hermitian ones only N and C. */
-    const char *ok = herm ? "NC" : cplx ? "NT" : "NTC";
-    if (layout == GS_CBLAS_ROW && gs_one_of(trans, ok)) {
+    bool trans_ok = trans == 'N' || (trans == 'T' && !herm) || (trans == 'C' && (herm || !cplx));
+    if (layout == GS_CBLAS_ROW && trans_ok) {
         uplo = gs_flip(uplo, 'U', 'L');
         trans = trans != 'N' ? 'N' : herm ? 'C' : 'T';
         if (p->op == GS_OP_her2k && cplx) { /* conj(C) = conj(alpha) A'^H B' + alpha B'^H A' */
@@ -104,7 +102,7 @@ void gs_blas_syrk(gs_blas_t *p, unsigned e, int layout, char uplo, char trans, i
         }
     }
     int64_t rows_a = trans == 'N' ? n : k;
-    p->valid &= gs_one_of(uplo, "UL") && gs_one_of(trans, ok) && n >= 0 && k >= 0 && lda >= gs_max1(rows_a) &&
+    p->valid &= gs_is_ul(uplo) && trans_ok && n >= 0 && k >= 0 && lda >= gs_max1(rows_a) &&
                 (!two || ldb >= gs_max1(rows_a)) && ldc >= gs_max1(n);
     p->uplo = uplo, p->trans = trans, p->n = n, p->k = k;
     p->alpha = alpha, p->a = a, p->lda = lda, p->b = b, p->ldb = ldb, p->beta = beta, p->c = c, p->ldc = ldc;
@@ -124,7 +122,7 @@ void gs_blas_trmm(gs_blas_t *p, unsigned e, int layout, char side, char uplo, ch
         GS_SWAP(int64_t, m, n);
     }
     int64_t ka = side == 'L' ? m : n;
-    p->valid &= gs_one_of(side, "LR") && gs_one_of(uplo, "UL") && gs_one_of(ta, "NTC") && gs_one_of(diag, "NU") &&
+    p->valid &= gs_is_lr(side) && gs_is_ul(uplo) && gs_is_ntc(ta) && gs_is_nu(diag) &&
                 m >= 0 && n >= 0 && lda >= gs_max1(ka) && ldb >= gs_max1(m);
     p->side = side, p->uplo = uplo, p->trans = ta, p->diag = diag, p->m = m, p->n = n;
     p->alpha = alpha, p->a = a, p->lda = lda, p->c = b, p->ldc = ldb;

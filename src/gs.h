@@ -162,17 +162,62 @@ typedef struct {
     void *real;           /* the CPU library's entry to call when the call stays on the CPU */
 } gs_call_t;
 
+/* Depth of the calling thread inside the CPU library (see call.c). */
+GS_HIDDEN extern _Thread_local int gs_depth __attribute__((tls_model("initial-exec")));
+
+/* Records a finished call that is timed (log or summary on): counters and log record. */
+GS_HIDDEN void gs_call_record(gs_call_t *c);
+
+/* The CPU library's entry e (real.c). */
+GS_HIDDEN void *gs_real(unsigned e);
+
+/* The three steps of every call, inline: they are the whole cost of a small call that stays on the CPU
+ * (bench/overhead.c). */
+
 /* Starts a call through entry e.  Returns false for a nested call (one made from inside the CPU library),
  * which must go straight to the CPU. */
-GS_HIDDEN bool gs_call_begin(gs_call_t *c, unsigned e);
+static inline bool gs_call_begin(gs_call_t *c, unsigned e)
+{
+    gs_init();
+    c->entry = (uint16_t)e;
+    c->nested = gs_depth > 0;
+    if (c->nested)
+        return false;
+    c->routine = gs_entries[e].routine;
+    c->where = GS_WHERE_CPU;
+    c->why = "";
+    c->bytes_h2d = c->bytes_d2h = 0;
+    c->flops = 0;
+    c->timed = gs.opt.log || gs.opt.summary;
+    if (c->timed)
+        c->t0 = gs_now_ns();
+    return true;
+}
 
 /* Decides that the call runs on the CPU for reason why; sets c->real to the CPU library's entry (NULL when no
  * loaded library provides it, reported once) and marks this thread as inside the CPU library until
  * gs_call_end.  Returns 1 so that glue can write `if (offload(...)) real(...)`. */
-GS_HIDDEN int gs_call_cpu(gs_call_t *c, const char *why);
+static inline int gs_call_cpu(gs_call_t *c, const char *why)
+{
+    c->real = gs_real(c->entry);
+    if (!c->nested) {
+        c->where = GS_WHERE_CPU;
+        c->why = why;
+        gs_depth++;
+    }
+    return 1;
+}
 
-/* Finishes a call: counters, log record.  Must follow every gs_call_begin. */
-GS_HIDDEN void gs_call_end(gs_call_t *c);
+/* Finishes a call.  Must follow every gs_call_begin. */
+static inline void gs_call_end(gs_call_t *c)
+{
+    if (c->nested)
+        return;
+    if (c->where == GS_WHERE_CPU)
+        gs_depth--;
+    if (c->timed)
+        gs_call_record(c);
+}
 
 /* Formats a reason into c->why_buf and points c->why at it. */
 GS_HIDDEN void gs_call_why(gs_call_t *c, const char *fmt, ...) GS_PRINTF(2, 3);
@@ -190,8 +235,7 @@ GS_HIDDEN void gs_counters_reset(void);
 
 /* The CPU library's definition of entry e, resolved once: first dlsym(RTLD_NEXT), then every loaded object
  * (Python opens extension modules and their BLAS with RTLD_LOCAL, out of RTLD_NEXT's sight).  Never returns
- * a symbol of gpushim itself.  NULL when no loaded object defines it. */
-GS_HIDDEN void *gs_real(unsigned e);
+ * a symbol of gpushim itself.  NULL when no loaded object defines it.  Declared above, with the call. */
 
 /* ---- log and summary (log.c) -------------------------------------------------------------------------- */
 

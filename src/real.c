@@ -67,7 +67,7 @@ static void *gs_real_lookup(const char *symbol)
 void *gs_real(unsigned e)
 {
     void *f = atomic_load_explicit(&gs_real_cache[e], memory_order_acquire);
-    if (f)
+    if (__builtin_expect(f != NULL, 1))
         return f;
     f = gs_real_lookup(gs_entries[e].symbol);
     if (f)

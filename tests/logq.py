@@ -2,10 +2,11 @@
 
 usage: logq.py check LOG...                  every line is a JSON object; the first of each process a header
        logq.py count LOG... [-- KEY=VALUE...] number of call records matching every KEY=VALUE
-                                             (VALUE may end in * to match a prefix)
+                                             (VALUE is a shell wildcard: *, ? and [...])
        logq.py sum FIELD LOG... [-- KEY=VALUE...]
        logq.py values FIELD LOG... [-- KEY=VALUE...]  distinct values of FIELD, one a line
 """
+import fnmatch
 import json
 import sys
 
@@ -25,8 +26,7 @@ def records(paths):
 def matches(r, conds):
     for c in conds:
         k, v = c.split("=", 1)
-        s = str(r.get(k))
-        if not (s.startswith(v[:-1]) if v.endswith("*") else s == v):
+        if not fnmatch.fnmatchcase(str(r.get(k)), v):
             return False
     return True
 

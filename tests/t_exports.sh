@@ -1,0 +1,22 @@
+# What the library exports, what it links, and that it loads where there is no CUDA.
+. "$(dirname "$0")/lib.sh"
+
+# Every symbol of the routine table in every spelling (the table expanded into build/gpushim.map), the
+# gpushim_ API, and nothing else.
+tr -s ' ;\t' '\n\n\n' <build/gpushim.map | grep -E '^[a-z_0-9]+$' | grep -v '^global$\|^local$' | sort >$W/want
+echo gpushim_version >>$W/want
+sort -o $W/want $W/want
+nm -D --defined-only "$LIB" | awk '{print $3}' | sort >$W/have
+check "exports are exactly the table's symbols ($(wc -l <$W/want) names) and the API" cmp -s $W/want $W/have ||
+    diff $W/want $W/have | head
+check "every routine has all its spellings" \
+    sh -c "[ $(grep -c '^scipy_cblas_dgemm64_$' $W/have) = 1 ] && [ $(grep -c '^zher2k_64_$' $W/have) = 1 ]"
+
+# No link-time CUDA dependency.
+readelf -d "$LIB" | grep NEEDED >$W/needed
+check "no CUDA library among the NEEDED entries" sh -c "! grep -qi 'cu' $W/needed"
+
+# A program that calls no BLAS, with the shim and no CUDA at all: runs, prints nothing.
+env LD_PRELOAD="$LIB" GPUSHIM_CUDA_LIBDIR=$W/nothing-here /bin/true 2>$W/true.err
+check "loads into a program without CUDA, silently" test ! -s $W/true.err
+finish

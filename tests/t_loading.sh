@@ -1,0 +1,59 @@
+# Programs that load BLAS the hard ways: privately (RTLD_LOCAL), from a library constructor, nested inside
+# the CPU library, across fork and nested fork, and from many threads at once.
+. "$(dirname "$0")/lib.sh"
+
+for mode in never always; do
+    $T/rtld_local_main $T/librtld_user.so $W/rtld.ref
+    shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/rtld_$mode.log $T/rtld_local_main $T/librtld_user.so \
+        $W/rtld_$mode.bin 2>$W/rtld_$mode.err
+    check "RTLD_LOCAL BLAS, $mode: results equal" $T/blas_cmp $W/rtld.ref $W/rtld_$mode.bin
+    check "RTLD_LOCAL BLAS, $mode: the call was intercepted and its CPU entry found" \
+        sh -c "[ $(count $W/rtld_$mode.log -- symbol=dgemm_) = 1 ] && ! grep -q 'no loaded library' $W/rtld_$mode.err"
+
+    $T/ctor_main $W/ctor.ref
+    shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/ctor_$mode.log $T/ctor_main $W/ctor_$mode.bin
+    check "BLAS from a library constructor, $mode: results equal" $T/blas_cmp $W/ctor.ref $W/ctor_$mode.bin
+    check "BLAS from a library constructor, $mode: both calls logged" \
+        test "$(count $W/ctor_$mode.log -- routine=dgemm)" = 2
+done
+
+# nested: reference CBLAS calls dgemm_ and dsyrk_ from inside cblas_dgemm and cblas_dsyrk.
+$T/nested $W/nested.ref
+for mode in never auto; do
+    shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/nested_$mode.log $T/nested $W/nested_$mode.bin
+    check "nested, $mode: results equal" $T/blas_cmp $W/nested.ref $W/nested_$mode.bin
+    check "nested, $mode: the library's inner calls are not intercepted" \
+        test "$(count $W/nested_$mode.log -- symbol=cblas_dgemm)/$(count $W/nested_$mode.log -- symbol=cblas_dsyrk)/$(
+            count $W/nested_$mode.log -- symbol=dgemm_)/$(count $W/nested_$mode.log -- symbol=dsyrk_)" = 3/3/0/0
+done
+# The same under always: the outer calls run on the GPU, so the library is never entered.
+standin_reset
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/nested_always.log $T/nested $W/nested_always.bin
+check "nested, always: results equal, all on the GPU" \
+    sh -c "$T/blas_cmp $W/nested.ref $W/nested_always.bin >/dev/null && [ $(count $W/nested_always.log -- where=gpu) = 6 ]"
+
+# fork: GPU in the parent, CPU in the child and grandchild, no CUDA call in either.
+$T/fork $W/fork.ref
+standin_reset
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/fork.%p.log $T/fork $W/fork.out
+for role in parent child grandchild; do
+    check "fork: $role results equal" $T/blas_cmp $W/fork.ref.$role $W/fork.out.$role
+done
+check "fork: three processes, three logs" test "$(ls $W/fork.*.log | wc -l)" = 3
+check "fork: the parent's calls on the GPU, before and after the fork" test "$(count $W/fork.*.log -- where=gpu)" = 2
+check "fork: the children's calls on the CPU, saying why" \
+    test "$(count $W/fork.*.log -- "why=no gpu in a forked child")" = 3
+check "fork: no CUDA call from a forked child" test "$(standin violations)" = 0
+
+# threads: 8 threads at once, calls of several sizes.
+$T/threads $W/threads.ref
+for mode in always auto; do
+    standin_reset
+    shim GPUSHIM_OFFLOAD=$mode GPUSHIM_MIN_FLOPS=1e6 GPUSHIM_LOG=$W/threads_$mode.log $T/threads $W/threads_$mode.bin
+    check "threads, $mode: results equal" $T/blas_cmp $W/threads.ref $W/threads_$mode.bin
+    check "threads, $mode: every call logged once" test "$(count $W/threads_$mode.log)" = 56
+    check "threads, $mode: no bad pointer" test "$(standin violations)" = 0
+done
+check "threads, auto: small calls on the CPU, large ones on the GPU" \
+    sh -c "[ $(count $W/threads_auto.log -- where=gpu) -gt 0 ] && [ $(count $W/threads_auto.log -- where=cpu) -gt 0 ]"
+finish

@@ -1,0 +1,74 @@
+# Environment variables, policy files, the log, the summary and gpushim-run, as a user meets them.
+. "$(dirname "$0")/lib.sh"
+P=$T/blas_all_plain
+$P $W/ref.bin >/dev/null
+
+# run NAME VAR=VALUE...: runs the spelling program under the shim (auto policy unless set); $log, $err.
+run() {
+    name=$1
+    shift
+    log=$W/$name.log err=$W/$name.err
+    shim GPUSHIM_LOG=$log "$@" $P $W/$name.bin >/dev/null 2>$err
+    check "$name: results equal" $T/blas_cmp $W/ref.bin $W/$name.bin
+}
+
+run bad-offload GPUSHIM_OFFLOAD=sometimes
+check "bad-offload: one line naming the variable, the value and the choices" \
+    test "$(cat $err)" = "gpushim: GPUSHIM_OFFLOAD='sometimes' is not valid: use auto, always or never; using the default"
+check "bad-offload: the default (auto) applies" test "$(count $log -- "why=below threshold")" -gt 7000
+
+run threshold GPUSHIM_MIN_FLOPS_DGEMM=0
+check "GPUSHIM_MIN_FLOPS_DGEMM=0: dgemm on the GPU, nothing else" \
+    sh -c "[ $(count $log -- where=gpu routine=dgemm) -gt 0 ] && [ $(count $log -- where=gpu) = $(count $log -- where=gpu routine=dgemm) ]"
+run all-low GPUSHIM_MIN_FLOPS=0
+check "GPUSHIM_MIN_FLOPS=0: every call with work on the GPU" \
+    test "$(count $log -- where=gpu)" = "$(count $log -- "why=above threshold")"
+run all-high GPUSHIM_MIN_FLOPS=inf GPUSHIM_OFFLOAD=auto
+check "GPUSHIM_MIN_FLOPS=inf: nothing on the GPU" test "$(count $log -- where=gpu)" = 0
+
+printf '# my policy\nzgemm min_flops=0\n*trsm   min_flops=0  # all precisions\n' >$W/my.policy
+run policy GPUSHIM_POLICY=$W/my.policy
+check "GPUSHIM_POLICY: zgemm and the trsm routines on the GPU, nothing else" \
+    test "$(count $log -- where=gpu)" = "$(($(count $log -- where=gpu routine=zgemm) + $(count $log -- where=gpu routine=*trsm)))"
+check "GPUSHIM_POLICY: no message for a good file" test ! -s $err
+run policy-env GPUSHIM_POLICY=$W/my.policy GPUSHIM_MIN_FLOPS_ZGEMM=inf
+check "GPUSHIM_MIN_FLOPS_ZGEMM overrides the policy file" test "$(count $log -- where=gpu routine=zgemm)" = 0
+
+printf 'dgemm min_flops=1e3\ndgemm min_flop=5\n' >$W/bad.policy
+run bad-policy GPUSHIM_POLICY=$W/bad.policy
+check "bad policy line: reported with file and line" \
+    test "$(cat $err)" = "gpushim: $W/bad.policy:2: unknown key 'min_flop' (known: min_flops)"
+run no-policy GPUSHIM_POLICY=$W/missing.policy
+check "missing policy file: reported by name" \
+    test "$(cat $err)" = "gpushim: GPUSHIM_POLICY: cannot open '$W/missing.policy': No such file or directory; using the built-in policy"
+run bad-threshold GPUSHIM_MIN_FLOPS_DGEMM=lots
+check "bad threshold: reported" grep -q "^gpushim: GPUSHIM_MIN_FLOPS_DGEMM='lots' is not valid" $err
+
+# The log: valid JSON lines, a header, the fields the format promises, %p.
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/log.%p $P $W/log.bin >/dev/null
+set -- $W/log.[0-9]*
+check "GPUSHIM_LOG: %p becomes the process id" test -f "$1"
+check "GPUSHIM_LOG: every line valid, header first" $PY tests/logq.py check "$1"
+head -n 3 "$1" | tail -n 1 >$W/record
+check "GPUSHIM_LOG: a record has every documented field" \
+    $PY -c "import json,sys; r=json.load(open('$W/record')); sys.exit(len(set('t routine symbol dtype m n k opts flops where why seconds bytes_h2d bytes_d2h tid'.split()) - set(r)))"
+run bad-log GPUSHIM_LOG=$W/no/such/dir/log
+check "unwritable log: reported once, program runs" \
+    test "$(cat $err)" = "gpushim: GPUSHIM_LOG: cannot open '$W/no/such/dir/log': No such file or directory; no log is written"
+
+# The summary agrees with the log.
+shim GPUSHIM_OFFLOAD=always GPUSHIM_SUMMARY=1 GPUSHIM_LOG=$W/sum.log $P $W/sum.bin >/dev/null 2>$W/sum.err
+check "summary: printed at exit" grep -q "^gpushim: summary for pid" $W/sum.err
+check "summary: dgemm's calls and GPU calls agree with the log" \
+    test "$(awk '$2 == "dgemm" {print $3 "/" $4}' $W/sum.err)" = \
+    "$(count $W/sum.log -- routine=dgemm)/$(count $W/sum.log -- routine=dgemm where=gpu)"
+
+# gpushim-run
+check "gpushim-run --help" sh -c "scripts/gpushim-run --help | grep -q '^usage: gpushim-run'"
+scripts/gpushim-run --offload sometimes true 2>$W/run.err
+check "gpushim-run: a bad option value is named" \
+    sh -c "[ $? = 2 ] && grep -q 'gpushim-run: --offload sometimes: use auto, always or never' $W/run.err"
+GPUSHIM_CUDA_LIBDIR=$SI scripts/gpushim-run --offload always --log $W/run.log --quiet -- $P $W/run.bin >/dev/null
+check "gpushim-run: runs the program under the shim with its options" \
+    sh -c "$T/blas_cmp $W/ref.bin $W/run.bin >/dev/null && [ $(count $W/run.log -- where=gpu) -gt 7000 ]"
+finish
