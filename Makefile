@@ -118,7 +118,7 @@ $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
 
 $(B)/tests/overhead: bench/overhead.c | $(B)/tests
-	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas
+	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas -ldl
 
 # Unit tests link the library's objects directly: its internal functions are hidden in the .so.
 $(B)/tests/unit: $(wildcard tests/unit/*.c) $(LIB_OBJS) | $(B)/tests
