@@ -168,9 +168,10 @@ static int gs_cuda_blas3_run(gs_call_t *c, const gs_blas_t *p)
  * may use CUDA itself. */
 static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
 {
-    int prev = -1;
-    if (gs_cuda.cudaGetDevice(&prev) != 0 || (prev != gs_cuda.device && gs_cuda.cudaSetDevice(gs_cuda.device)))
-        prev = -1;
+    int prev;
+    GS_CUDA(c, cudaGetDevice, (&prev));
+    if (prev != gs_cuda.device)
+        GS_CUDA(c, cudaSetDevice, (gs_cuda.device));
     int rc = gs_cuda_blas3_run(c, p);
     if (rc != GS_OK) /* the log counts bytes of calls that ran on the GPU */
         c->bytes_h2d = c->bytes_d2h = 0;
@@ -179,7 +180,7 @@ static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
         gs_cuda.scratch = NULL;
         gs_cuda.scratch_size = 0;
     }
-    if (prev >= 0 && prev != gs_cuda.device)
+    if (prev != gs_cuda.device)
         gs_cuda.cudaSetDevice(prev);
     return rc;
 }

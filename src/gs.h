@@ -124,7 +124,6 @@ typedef struct {
     _Atomic int gpu_state;     /* gs_gpu_state_t; UNTRIED -> UP or FAILED under gpu_lock */
     pthread_mutex_t gpu_lock;  /* guards GPU bring-up and every use of the device */
     char gpu_why[160];         /* why the GPU is not usable; written under gpu_lock before FAILED is published */
-    bool forked;               /* this process is a forked child of a process that loaded gpushim */
 } gs_state_t;
 
 GS_HIDDEN extern gs_state_t gs;
@@ -267,7 +266,7 @@ GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
 /* ---- the GPU (gpu.c) ---------------------------------------------------------------------------------- */
 
 /* Brings the GPU up on first use and takes the GPU lock.  0 with the lock held; otherwise negative with the
- * reason in c->why and no lock held.  Never called in a forked child. */
+ * reason in c->why and no lock held.  Always fails in a forked child, which must not call CUDA. */
 GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
 GS_HIDDEN void gs_gpu_release(void);
 /* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */

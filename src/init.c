@@ -1,6 +1,8 @@
 /* Process-wide state and its life cycle: one-time initialisation on the first call into the library (from any
  * thread, or from another library's constructor before ours ran), fork handling, and the exit summary.  No
- * CUDA work happens here: the GPU is brought up by the first call that wants it (gpu.c). */
+ * CUDA work happens here: the GPU is brought up by the first call that wants it (gpu.c).  The constructor
+ * only registers the fork handler, so that every forked child runs on the CPU, whether or not its parent had
+ * made a call yet. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,7 +30,6 @@ uint64_t gs_now_ns(void)
  * name has %p is reopened under the child's pid on its first record. */
 static void gs_atfork_child(void)
 {
-    gs.forked = true;
     gs_gpu_atfork_child();
     gs_counters_reset();
     pthread_mutex_init(&gs.log_lock, NULL);
@@ -42,13 +43,17 @@ static void gs_init_once(void)
     gs_options_read(&gs.opt);
     gs_policy_init();
     gs_log_open();
-    pthread_atfork(NULL, NULL, gs_atfork_child);
     atomic_store_explicit(&gs_initialised, 1, memory_order_release);
 }
 
 void gs_init_slow(void)
 {
     pthread_once(&gs_once, gs_init_once);
+}
+
+__attribute__((constructor)) static void gs_constructor(void)
+{
+    pthread_atfork(NULL, NULL, gs_atfork_child);
 }
 
 __attribute__((destructor)) static void gs_destructor(void)

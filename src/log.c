@@ -61,8 +61,9 @@ static int gs_log_path(char *out, size_t n, const char *pattern)
 
 static void gs_log_write(const char *buf, size_t len)
 {
-    if (write(gs.log_fd, buf, len) != (ssize_t)len && !gs.forked)
-        gs_msg("GPUSHIM_LOG: write failed: %s", strerror(errno));
+    static atomic_bool reported;
+    if (write(gs.log_fd, buf, len) != (ssize_t)len && !atomic_exchange(&reported, true))
+        gs_msg("GPUSHIM_LOG: write failed: %s; later records may be missing", strerror(errno));
 }
 
 void gs_log_open(void)

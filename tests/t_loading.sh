@@ -44,6 +44,15 @@ check "fork: the parent's calls on the GPU, before and after the fork" test "$(c
 check "fork: the children's calls on the CPU, saying why" \
     test "$(count $W/fork.*.log -- "why=no gpu in a forked child")" = 3
 check "fork: no CUDA call from a forked child" test "$(standin violations)" = 0
+# The same when the child makes the process's first BLAS call.
+standin_reset
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/forkfirst.%p.log $T/fork $W/forkfirst.out --fork-first
+for role in parent child grandchild; do
+    check "fork first: $role results equal" $T/blas_cmp $W/fork.ref.$role $W/forkfirst.out.$role
+done
+check "fork first: the children on the CPU, the parent on the GPU" \
+    test "$(count $W/forkfirst.*.log -- "why=no gpu in a forked child")/$(count $W/forkfirst.*.log -- where=gpu)" = 3/1
+check "fork first: no CUDA call from a forked child" test "$(standin violations)" = 0
 
 # threads: 8 threads at once, calls of several sizes.
 $T/threads $W/threads.ref

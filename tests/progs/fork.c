@@ -1,8 +1,10 @@
 /* BLAS in a parent, a forked child and a forked grandchild.  A forked child must not touch the parent's CUDA
  * state (the stand-in reports any CUDA call from a process other than the one that started using it), and
- * every process must keep computing the right results.  Usage: fork PREFIX  (writes PREFIX.parent,
- * PREFIX.child, PREFIX.grandchild) */
+ * every process must keep computing the right results.  Usage: fork PREFIX [--fork-first]  (writes
+ * PREFIX.parent, PREFIX.child, PREFIX.grandchild); with --fork-first the parent makes no BLAS call before it
+ * forks, so the child is the first process to call. */
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,9 +32,10 @@ static int wait_ok(pid_t pid)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2)
+    if (argc < 2)
         return 2;
-    int rc = work(argv[1], "parent", 1);
+    int fork_first = argc > 2 && strcmp(argv[2], "--fork-first") == 0;
+    int rc = fork_first ? 0 : work(argv[1], "parent", 1);
     pid_t child = fork();
     if (child == 0) {
         int crc = work(argv[1], "child", 2);
