@@ -83,6 +83,13 @@ for role in parent child grandchild; do
 done
 [ $r = 0 ] && [ "$(count $OUT/fork.*.log -- where=gpu)" = 2 ] &&
     [ "$(count $OUT/fork.*.log -- "why=no gpu in a forked child")" = 3 ] && ok "fork" || bad "fork"
+GPUSHIM_LOG=$OUT/forkfirst.%p.log shim $T/fork $OUT/forkfirst --fork-first
+r=0
+for role in parent child grandchild; do
+    $T/blas_cmp $OUT/fork.ref.$role $OUT/forkfirst.$role >/dev/null || r=1
+done
+[ $r = 0 ] && [ "$(count $OUT/forkfirst.*.log -- where=gpu)" = 1 ] &&
+    [ "$(count $OUT/forkfirst.*.log -- "why=no gpu in a forked child")" = 3 ] && ok "fork first" || bad "fork first"
 
 echo "gpu tests: $pass passed, $fail failed"
 [ $fail = 0 ]
