@@ -34,6 +34,14 @@ help:
 # ---- the library -----------------------------------------------------------------------------------------
 lib: $(LIB)
 
+# Only CUDA's headers are needed to build (for types and constants); the libraries are opened at run time.
+$(B)/.cuda-headers: | $(B)
+	@test -f $(CUDA_HOME)/include/cublas_api.h -a -f $(CUDA_HOME)/include/cuda_runtime_api.h || { \
+		echo "make: CUDA headers not found in CUDA_HOME=$(CUDA_HOME): install the CUDA toolkit or set CUDA_HOME" >&2; \
+		exit 1; }
+	@touch $@
+$(LIB_OBJS) $(STANDIN): | $(B)/.cuda-headers
+
 $(B)/obj/%.o: src/%.c | $(B)/obj
 	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 

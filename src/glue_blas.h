@@ -1,7 +1,9 @@
 /* Entry templates for the BLAS routines: GS_GLUE_<op>(ID, P, symbol, convention, intbits) defines one exported
  * entry.  Each entry fills the normalised arguments, asks the dispatcher, and otherwise calls the CPU
  * library's entry of the same name with its original arguments, hidden Fortran string lengths included, so
- * that results and argument errors are the library's own.  Only glue lives here; the work is in blas.c. */
+ * that results and argument errors are the library's own.  Only glue lives here; the work is in blas.c.
+ * The hidden lengths are declared size_t, as gfortran passes them; a C caller that omits them leaves
+ * whatever its registers hold, which is forwarded unread, as it would have reached the library anyway. */
 #ifndef GS_GLUE_BLAS_H
 #define GS_GLUE_BLAS_H
 
