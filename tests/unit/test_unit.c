@@ -88,37 +88,37 @@ START_TEST(test_parse_bool)
 }
 END_TEST
 
+/* Sets the five variables the test reads to the given values (NULL unsets), in the order of names[]. */
+static void options_env(const char *const values[5])
+{
+    static const char *const names[5] = {"GPUSHIM_OFFLOAD", "GPUSHIM_SUMMARY", "GPUSHIM_MIN_FLOPS", "GPUSHIM_LOG",
+                                         "GPUSHIM_DEVICE"};
+    for (int i = 0; i < 5; i++)
+        if (values[i])
+            setenv(names[i], values[i], 1);
+        else
+            unsetenv(names[i]);
+}
+
 START_TEST(test_options_read)
 {
     gs_options_t o;
-    setenv("GPUSHIM_OFFLOAD", "ALWAYS", 1);
-    setenv("GPUSHIM_SUMMARY", "1", 1);
-    setenv("GPUSHIM_MIN_FLOPS", "5M", 1);
-    setenv("GPUSHIM_LOG", "/tmp/x.%p", 1);
-    setenv("GPUSHIM_DEVICE", "2", 1);
+    options_env((const char *[5]){"ALWAYS", "1", "5M", "/tmp/x.%p", "2"});
     gs_options_read(&o);
     ck_assert_int_eq(o.offload, GS_OFFLOAD_ALWAYS);
     ck_assert(o.summary);
     ck_assert_double_eq(o.min_flops, 5e6);
     ck_assert_str_eq(o.log, "/tmp/x.%p");
     ck_assert_int_eq(o.device, 2);
-    /* invalid values are reported and leave the defaults */
-    setenv("GPUSHIM_OFFLOAD", "sometimes", 1);
-    setenv("GPUSHIM_SUMMARY", "maybe", 1);
-    setenv("GPUSHIM_MIN_FLOPS", "lots", 1);
-    setenv("GPUSHIM_DEVICE", "-1", 1);
-    setenv("GPUSHIM_LOG", "", 1);
+    /* invalid values are reported and leave the defaults; an empty path is no path */
+    options_env((const char *[5]){"sometimes", "maybe", "lots", "", "-1"});
     gs_options_read(&o);
     ck_assert_int_eq(o.offload, GS_OFFLOAD_AUTO);
     ck_assert(!o.summary);
     ck_assert(o.min_flops < 0);
     ck_assert_int_eq(o.device, 0);
     ck_assert_ptr_null(o.log);
-    unsetenv("GPUSHIM_OFFLOAD");
-    unsetenv("GPUSHIM_SUMMARY");
-    unsetenv("GPUSHIM_MIN_FLOPS");
-    unsetenv("GPUSHIM_DEVICE");
-    unsetenv("GPUSHIM_LOG");
+    options_env((const char *[5]){NULL, NULL, NULL, NULL, NULL});
 }
 END_TEST
 
