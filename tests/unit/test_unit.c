@@ -162,26 +162,27 @@ END_TEST
 
 START_TEST(test_policy_decide)
 {
-    gs_call_t c = {.routine = GS_R_DGEMM};
+    static const struct {
+        int offload;
+        double flops;
+        bool capable;
+        gs_where_t where;
+        const char *why;
+    } cases[] = {
+        {GS_OFFLOAD_AUTO, 999, true, GS_WHERE_CPU, "below threshold"},
+        {GS_OFFLOAD_AUTO, 1000, true, GS_WHERE_GPU, "above threshold"},
+        {GS_OFFLOAD_AUTO, 1000, false, GS_WHERE_CPU, "cpu only"},
+        {GS_OFFLOAD_ALWAYS, 1, true, GS_WHERE_GPU, "forced"},
+        {GS_OFFLOAD_ALWAYS, 0, true, GS_WHERE_CPU, "trivial"},
+        {GS_OFFLOAD_NEVER, 1e15, true, GS_WHERE_CPU, "offload=never"},
+    };
     gs_rules[GS_R_DGEMM].min_flops = 1000;
-    gs.opt.offload = GS_OFFLOAD_AUTO;
-    c.flops = 999;
-    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_CPU);
-    ck_assert_str_eq(c.why, "below threshold");
-    c.flops = 1000;
-    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_GPU);
-    ck_assert_int_eq(gs_policy_decide(&c, false), GS_WHERE_CPU);
-    ck_assert_str_eq(c.why, "cpu only");
-    gs.opt.offload = GS_OFFLOAD_ALWAYS;
-    c.flops = 1;
-    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_GPU);
-    ck_assert_str_eq(c.why, "forced");
-    c.flops = 0;
-    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_CPU);
-    ck_assert_str_eq(c.why, "trivial");
-    gs.opt.offload = GS_OFFLOAD_NEVER;
-    c.flops = 1e15;
-    ck_assert_int_eq(gs_policy_decide(&c, true), GS_WHERE_CPU);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gs_call_t c = {.routine = GS_R_DGEMM, .flops = cases[i].flops};
+        gs.opt.offload = cases[i].offload;
+        ck_assert_int_eq(gs_policy_decide(&c, cases[i].capable), cases[i].where);
+        ck_assert_str_eq(c.why, cases[i].why);
+    }
     gs.opt.offload = GS_OFFLOAD_AUTO;
 }
 END_TEST
