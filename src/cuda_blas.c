@@ -29,23 +29,24 @@ typedef cublasStatus_t gs_cublas_trsm_fn(cublasHandle_t, cublasSideMode_t, cubla
                                          cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
                                          void *, int64_t);
 
+static int gs_cuda_start(gs_call_t *c)
+{
+    GS_CUDA(c, cudaSetDevice, (gs_cuda.device));
+    GS_CUDA(c, cudaStreamCreateWithFlags, (&gs_cuda.stream, cudaStreamNonBlocking));
+    GS_CUDA(c, cublasCreate_v2, (&gs_cuda.handle));
+    GS_CUDA(c, cublasSetStream_v2, (gs_cuda.handle, gs_cuda.stream));
+    return GS_OK;
+}
+
 static int gs_cuda_up(char *why, size_t n)
 {
     if (gs_cuda_load(why, n) != GS_OK)
         return GS_ENODEV;
     gs_call_t c = {.why = ""};
-    int st = gs_cuda.cudaSetDevice(gs_cuda.device);
-    if (st == 0)
-        st = gs_cuda.cudaStreamCreateWithFlags(&gs_cuda.stream, cudaStreamNonBlocking);
-    if (st != 0) {
-        gs_cuda_error(&c, "cudaStreamCreateWithFlags", st, __FILE__, __LINE__);
-    } else if ((st = gs_cuda.cublasCreate_v2(&gs_cuda.handle)) != 0 ||
-               (st = gs_cuda.cublasSetStream_v2(gs_cuda.handle, gs_cuda.stream)) != 0) {
-        gs_cuda_error(&c, "cublasCreate", st, __FILE__, __LINE__);
-    }
-    if (st != 0)
-        snprintf(why, n, "%s", c.why);
-    return st ? GS_ENODEV : GS_OK;
+    if (gs_cuda_start(&c) == GS_OK)
+        return GS_OK;
+    snprintf(why, n, "%s", c.why);
+    return GS_ENODEV;
 }
 
 static int gs_cuda_healthy(void)

@@ -23,7 +23,7 @@ int gs_gpu_acquire(gs_call_t *c)
     }
     pthread_mutex_lock(&gs.gpu_lock);
     if (atomic_load_explicit(&gs.gpu_state, memory_order_relaxed) == GS_GPU_UNTRIED) {
-        char why[128] = "";
+        char why[sizeof gs.gpu_why - 32] = "";
         if (gs_backend->up(why, sizeof why) == GS_OK)
             atomic_store_explicit(&gs.gpu_state, GS_GPU_UP, memory_order_release);
         else
