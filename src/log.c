@@ -111,6 +111,8 @@ void gs_log_call(const gs_call_t *c, double seconds)
     if (gs.log_fd < 0)
         return;
     const gs_routine_info_t *r = &gs_routines[c->routine];
+    /* Every field is bounded (the reason by its escaped copy of 256 bytes, names by the table, numbers by
+     * their formats): a record takes under 800 bytes, so the appends below cannot overrun buf. */
     char why[256], buf[1024];
     gs_json_escape(why, sizeof why, c->why);
     int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"routine\":\"%s\",\"symbol\":\"%s\",\"dtype\":\"%s\"",
