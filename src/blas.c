@@ -136,10 +136,11 @@ void gs_blas_gemv(gs_blas_t *p, unsigned e, int layout, char trans, int64_t m, i
     p->alpha = alpha, p->a = a, p->lda = lda, p->x = x, p->incx = incx, p->beta = beta, p->y = y, p->incy = incy;
 }
 
-void gs_blas_dot(gs_blas_t *p, unsigned e, int64_t n, const void *x, int64_t incx, const void *y, int64_t incy)
+void gs_blas_vec(gs_blas_t *p, unsigned e, int64_t n, const void *alpha, const void *x, int64_t incx, const void *y,
+                 int64_t incy)
 {
     gs_blas_start(p, e, GS_CBLAS_COL);
-    p->n = n, p->x = x, p->incx = incx, p->y = (void *)y, p->incy = incy;
+    p->n = n, p->alpha = alpha, p->x = x, p->incx = incx, p->y = (void *)y, p->incy = incy;
 }
 
 bool gs_scalar_is_zero(const void *s, int prec, bool real_only)
@@ -233,7 +234,7 @@ static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
     static const char *const dims[GS_NOPS] = {
         [GS_OP_gemm] = "mnk", [GS_OP_symm] = "mn", [GS_OP_hemm] = "mn", [GS_OP_syrk] = "nk", [GS_OP_herk] = "nk",
         [GS_OP_syr2k] = "nk", [GS_OP_her2k] = "nk", [GS_OP_trmm] = "mn", [GS_OP_trsm] = "mn", [GS_OP_gemv] = "mn",
-        [GS_OP_dot] = "n", [GS_OP_dotsub] = "n"};
+        [GS_OP_dot] = "n", [GS_OP_dotsub] = "n", [GS_OP_axpy] = "n"};
     c->dim_names = dims[p->op];
     for (int i = 0; c->dim_names[i]; i++)
         c->dim[i] = c->dim_names[i] == 'm' ? p->m : c->dim_names[i] == 'n' ? p->n : p->k;

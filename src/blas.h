@@ -46,9 +46,9 @@ GS_HIDDEN void gs_blas_trmm(gs_blas_t *p, unsigned e, int layout, char side, cha
 GS_HIDDEN void gs_blas_gemv(gs_blas_t *p, unsigned e, int layout, char trans, int64_t m, int64_t n,
                             const void *alpha, const void *a, int64_t lda, const void *x, int64_t incx,
                             const void *beta, void *y, int64_t incy);
-/* dot and dotsub */
-GS_HIDDEN void gs_blas_dot(gs_blas_t *p, unsigned e, int64_t n, const void *x, int64_t incx, const void *y,
-                           int64_t incy);
+/* dot, dotsub and axpy (alpha is NULL for the dot products) */
+GS_HIDDEN void gs_blas_vec(gs_blas_t *p, unsigned e, int64_t n, const void *alpha, const void *x, int64_t incx,
+                           const void *y, int64_t incy);
 
 /* A CBLAS option of the given kind (GS_CBLAS_TRANS, ...) as its Fortran letter; 0 when v is not one of that
  * kind's values, so that the call is found invalid and goes to the CPU library to be reported. */

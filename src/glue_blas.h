@@ -187,7 +187,7 @@
         gs_call_t call; \
         gs_blas_t p; \
         T r = 0; \
-        gs_blas_dot(&p, GS_E_##sym, n, x, incx, y, incy); \
+        gs_blas_vec(&p, GS_E_##sym, n, NULL, x, incx, y, incy); \
         if (gs_blas_offload(&call, GS_E_##sym, &p) && call.real) \
             r = ((__typeof__(&sym))call.real)(n, x, incx, y, incy); \
         gs_call_end(&call); \
@@ -199,8 +199,19 @@
     { \
         gs_call_t call; \
         gs_blas_t p; \
-        gs_blas_dot(&p, GS_E_##sym, n, x, incx, y, incy); \
+        gs_blas_vec(&p, GS_E_##sym, n, NULL, x, incx, y, incy); \
         GS_GLUE_TAIL(sym, (n, x, incx, y, incy, dot)) \
+    }
+
+/* axpy: NumPy's dot calls it when one operand is a scalar */
+#define GS_GLUE_axpy(ID, P, sym, conv, bits) GS_GLUE_axpy_##conv(P, sym, GS_INT_##bits)
+#define GS_GLUE_axpy_CBLAS(P, sym, I) \
+    GS_EXPORT void sym(I n, GS_SCALAR_##P al, const void *x, I incx, void *y, I incy) \
+    { \
+        gs_call_t call; \
+        gs_blas_t p; \
+        gs_blas_vec(&p, GS_E_##sym, n, GS_REF_##P(al), x, incx, y, incy); \
+        GS_GLUE_TAIL(sym, (n, al, x, incx, y, incy)) \
     }
 
 #endif

@@ -36,7 +36,7 @@ static inline bool gs_prec_complex(int p) { return p >= GS_P_C; }
 /* Operations: each names one entry template (glue_blas.h) and one member of the backend table. */
 typedef enum {
     GS_OP_gemm, GS_OP_symm, GS_OP_hemm, GS_OP_syrk, GS_OP_herk, GS_OP_syr2k, GS_OP_her2k, GS_OP_trmm,
-    GS_OP_trsm, GS_OP_gemv, GS_OP_dot, GS_OP_dotsub, GS_NOPS
+    GS_OP_trsm, GS_OP_gemv, GS_OP_dot, GS_OP_dotsub, GS_OP_axpy, GS_NOPS
 } gs_op_t;
 
 /* Routines: GS_R_DGEMM, ... */

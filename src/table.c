@@ -21,7 +21,7 @@ const gs_entry_info_t gs_entries[GS_NENTRIES] = {
 };
 
 const char *const gs_op_names[GS_NOPS] = {
-    "gemm", "symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm", "gemv", "dot", "dotsub",
+    "gemm", "symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm", "gemv", "dot", "dotsub", "axpy",
 };
 
 const char *const gs_dtype_names[GS_NPREC] = {"float32", "float64", "complex64", "complex128"};

@@ -71,6 +71,10 @@ void CB(cdotu_sub)(I, const void *, I, const void *, I, void *);
 void CB(zdotu_sub)(I, const void *, I, const void *, I, void *);
 void CB(cdotc_sub)(I, const void *, I, const void *, I, void *);
 void CB(zdotc_sub)(I, const void *, I, const void *, I, void *);
+void CB(saxpy)(I, float, const void *, I, void *, I);
+void CB(daxpy)(I, double, const void *, I, void *, I);
+void CB(caxpy)(I, const void *, const void *, I, void *, I);
+void CB(zaxpy)(I, const void *, const void *, I, void *, I);
 
 /* ---- data ---- */
 static unsigned long rng = 12345;
@@ -307,6 +311,14 @@ static void do_level12(int p, int conv)
     char label[40];
     snprintf(label, sizeof label, "%cdot", pname[p]);
     result_write(out, label, D, r, 4);
+    if (p == S)
+        CB(saxpy)(3, al.f[0], x.a, 2, y.a, 2);
+    else if (p == D)
+        CB(daxpy)(3, al.d[0], x.a, 2, y.a, 2);
+    else
+        (p == C ? CB(caxpy) : CB(zaxpy))(3, sp(&al, p), x.a, 2, y.a, 2);
+    snprintf(label, sizeof label, "%caxpy", pname[p]);
+    emit(label, p, y);
     free(x.a), free(y.a);
 }
 

@@ -37,6 +37,7 @@ for dt in (np.float32, np.float64, np.complex64, np.complex128):
     out[f"{name} vdot"] = np.vdot(x, y)
     out[f"{name} inner"] = np.inner(a, rand((60, 90), dt))
     out[f"{name} dot1d"] = np.dot(x, y)
+    out[f"{name} dot scalar"] = np.dot(np.array(2.5, dt), x)
     c = np.empty((120, 70), dt)
     np.matmul(a, b, out=c)
     out[f"{name} out="] = c
