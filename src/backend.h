@@ -15,7 +15,6 @@
 typedef int gs_blas_fn(gs_call_t *c, const gs_blas_t *p);
 
 typedef struct {
-    const char *name;
     /* Brings the device up.  0, or negative with a reason for the user in why. */
     int (*up)(char *why, size_t n);
     /* After a failed call: 0 when the device still works (the failure was local to that call). */

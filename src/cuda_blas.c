@@ -187,7 +187,6 @@ static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
 }
 
 const gs_backend_t gs_cuda_backend = {
-    .name = "cuda",
     .up = gs_cuda_up,
     .healthy = gs_cuda_healthy,
     .blas =

@@ -24,7 +24,6 @@ enum {
     GS_ENOMEM = -2,  /* device (or pinned host) memory exhausted */
     GS_ENODEV = -3,  /* no usable GPU in this process */
     GS_EINVAL = -4,  /* bad value (option, policy file) */
-    GS_EIO = -5,     /* file could not be read or written */
 };
 
 /* Precisions, in the order S, D, C, Z. */
@@ -102,6 +101,8 @@ GS_HIDDEN void gs_options_read(gs_options_t *o);
 GS_HIDDEN int gs_parse_bool(const char *s, bool *out);
 /* Parses a non-negative number with an optional k, M, G or T suffix (powers of ten) or "inf". */
 GS_HIDDEN int gs_parse_number(const char *s, double *out);
+/* What gs_parse_number accepts, for messages. */
+#define GS_NUMBER_ACCEPTED "a number of 0 or more, such as 2e9 or 2G, or inf"
 
 /* ---- messages (msg.c) --------------------------------------------------------------------------------- */
 

@@ -108,7 +108,7 @@ static void gs_option_set(gs_options_t *o, size_t i, const char *s)
         break;
     case GS_OPT_NUMBER:
         rc = gs_parse_number(s, field);
-        accepted = "a number of 0 or more, such as 2e9 or 2G, or inf";
+        accepted = GS_NUMBER_ACCEPTED;
         break;
     case GS_OPT_INT:
         rc = gs_parse_int(s, field);

@@ -132,7 +132,7 @@ void gs_policy_init(void)
         if (gs_parse_number(s, &v) == GS_OK)
             gs_rules[r].min_flops = v;
         else
-            gs_msg("%s='%s' is not valid: use a number of 0 or more, such as 2e9 or 2G, or inf; using %g", var, s,
+            gs_msg("%s='%s' is not valid: use " GS_NUMBER_ACCEPTED "; using %g", var, s,
                    gs_rules[r].min_flops);
     }
 }
