@@ -19,7 +19,7 @@ MAP := $(B)/gpushim.map
 
 STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -29,6 +29,7 @@ help:
 	@echo "make check          install what the tests need, build, run every test that needs no GPU"
 	@echo "make check-gpu      on a GPU machine: the same programs against the real CUDA libraries"
 	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
+	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
 	@echo "make install PREFIX=DIR   install the library, header, scripts and man pages"
 
 # ---- the library -----------------------------------------------------------------------------------------
@@ -69,6 +70,11 @@ $(B)/standin/libcublas.so.13: tests/standin/cublas.c tests/standin/standin.h $(B
 	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -shared -Wl,-soname,libcublas.so.13 $< -o $@ \
 		-L$(B)/standin -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN'
 
+# The stand-in's own test: deferred streams, events, pinned memory, seeded reordering.
+$(B)/standin/selftest: tests/standin/selftest.c tests/standin/standin.h $(STANDIN)
+	$(CC) $(TEST_CFLAGS) -I$(CUDA_HOME)/include -Itests/standin $< -o $@ -L$(B)/standin \
+		-l:libcudart.so.13 -l:libcublas.so.13 -Wl,-rpath,'$$ORIGIN' -lpthread -lm
+
 # ---- dependencies ----------------------------------------------------------------------------------------
 deps:
 	tests/deps.sh test
@@ -93,8 +99,8 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
-	$(B)/tests/threads $(B)/tests/unit $(B)/tests/overhead
-tests: $(LIB) $(STANDIN) $(TEST_PROGS)
+	$(B)/tests/threads $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer
+tests: $(LIB) $(STANDIN) $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lm
@@ -128,6 +134,9 @@ $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 $(B)/tests/overhead: bench/overhead.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas -ldl
 
+$(B)/tests/xfer: bench/xfer.c $(LIB_OBJS) | $(B)/tests
+	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) -O2 $< $(LIB_OBJS) -o $@ -ldl -lpthread -lm
+
 # Unit tests link the library's objects directly: its internal functions are hidden in the .so.
 $(B)/tests/unit: $(wildcard tests/unit/*.c) $(LIB_OBJS) | $(B)/tests
 	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) $(wildcard tests/unit/*.c) $(LIB_OBJS) -o $@ \
@@ -156,6 +165,9 @@ demo: deps-demo
 
 bench: $(LIB)
 	bench/run.sh
+
+bench-gemm: $(LIB)
+	bench/gemm.sh
 
 # ---- installing --------------------------------------------------------------------------------------------
 SCRIPTS := $(wildcard scripts/gpushim-*)

@@ -246,6 +246,17 @@ static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
     c->opts[j] = 0;
 }
 
+/* Bytes a one-shot GPU call copies in and out. */
+static double gs_blas_bytes(const gs_blas_t *p)
+{
+    gs_operand_t o[3];
+    int n = gs_blas_operands(p, o);
+    double bytes = 0;
+    for (int i = 0; i < n; i++)
+        bytes += (double)o[i].rows * (double)o[i].cols * (double)gs_prec_size(p->prec) * (o[i].in + o[i].out);
+    return bytes;
+}
+
 int gs_blas_offload(gs_call_t *c, unsigned e, gs_blas_t *p)
 {
     if (!gs_call_begin(c, e))
@@ -256,7 +267,8 @@ int gs_blas_offload(gs_call_t *c, unsigned e, gs_blas_t *p)
         return gs_call_cpu(c, "invalid arguments");
     c->flops = gs_blas_flops(p);
     gs_blas_fn *fn = gs_backend->blas[p->op];
-    if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_gpu_acquire(c) != GS_OK)
+    if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_policy_model(c, gs_blas_bytes(p)) == GS_WHERE_CPU ||
+        gs_gpu_acquire(c) != GS_OK)
         return gs_call_cpu(c, c->why);
     int rc = fn(c, p);
     if (rc != GS_OK)

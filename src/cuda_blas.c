@@ -1,14 +1,16 @@
-/* The CUDA backend: bring-up, and Level-3 BLAS through cuBLAS's 64-bit-size API.  A call's operands are
- * copied into one device buffer with pitched copies (any leading dimension), computed, and the output copied
- * back only after the computation has completed without error. */
+/* The CUDA backend: bring-up, and Level-3 BLAS through cuBLAS's 64-bit-size API.  GEMM is tiled
+ * (cuda_gemm.c); the other routines copy their operands in whole through the transfer engine (xfer.c),
+ * compute, and copy the output back only after the computation has completed without error. */
 #include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
-#include "cudalib.h"
+#include "xfer.h"
 
-/* Operands larger than this are not kept allocated between calls. */
-#define GS_SCRATCH_KEEP ((size_t)256 << 20)
+/* Device memory kept between calls for operands, at most. */
+#define GS_SCRATCH_KEEP ((size_t)4 << 30)
+/* Device memory left free for cuBLAS's workspace and the program's own GPU work, at most. */
+#define GS_RESERVE ((size_t)256 << 20)
 
 /* cuBLAS signatures with every pointer as void: the same ABI as each precision's own prototype. */
 typedef cublasStatus_t gs_cublas_gemm_fn(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t,
@@ -33,9 +35,13 @@ static int gs_cuda_start(gs_call_t *c)
 {
     GS_CUDA(c, cudaSetDevice, (gs_cuda.device));
     GS_CUDA(c, cudaStreamCreateWithFlags, (&gs_cuda.stream, cudaStreamNonBlocking));
+    GS_CUDA(c, cudaStreamCreateWithFlags, (&gs_cuda.up, cudaStreamNonBlocking));
+    GS_CUDA(c, cudaStreamCreateWithFlags, (&gs_cuda.down, cudaStreamNonBlocking));
+    for (int i = 0; i < GS_EV_N; i++)
+        GS_CUDA(c, cudaEventCreateWithFlags, (&gs_cuda.ev[i], cudaEventDisableTiming));
     GS_CUDA(c, cublasCreate_v2, (&gs_cuda.handle));
     GS_CUDA(c, cublasSetStream_v2, (gs_cuda.handle, gs_cuda.stream));
-    return GS_OK;
+    return gs_xfer_start(c);
 }
 
 static int gs_cuda_up(char *why, size_t n)
@@ -54,16 +60,33 @@ static int gs_cuda_healthy(void)
     return gs_cuda.cudaDeviceSynchronize() == 0 ? GS_OK : GS_EGPU;
 }
 
-static int gs_cuda_scratch(gs_call_t *c, size_t bytes)
+static void gs_cuda_scratch_free(void)
 {
-    if (bytes <= gs_cuda.scratch_size)
-        return GS_OK;
     if (gs_cuda.scratch)
         gs_cuda.cudaFree(gs_cuda.scratch);
     gs_cuda.scratch = NULL;
     gs_cuda.scratch_size = 0;
+}
+
+int gs_cuda_scratch(gs_call_t *c, size_t bytes)
+{
+    if (bytes <= gs_cuda.scratch_size)
+        return GS_OK;
+    gs_cuda_scratch_free();
     GS_CUDA(c, cudaMalloc, ((void **)&gs_cuda.scratch, bytes));
     gs_cuda.scratch_size = bytes;
+    return GS_OK;
+}
+
+int gs_cuda_budget(gs_call_t *c, size_t *bytes)
+{
+    size_t free, total;
+    GS_CUDA(c, cudaMemGetInfo, (&free, &total));
+    size_t reserve = total / 16 < GS_RESERVE ? total / 16 : GS_RESERVE;
+    free += gs_cuda.scratch_size;
+    *bytes = free > reserve ? free - reserve : 0;
+    if (gs.opt.device_memory >= 0 && gs.opt.device_memory < (double)*bytes)
+        *bytes = (size_t)gs.opt.device_memory;
     return GS_OK;
 }
 
@@ -75,8 +98,8 @@ static cublasSideMode_t gs_cu_side(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT 
 static cublasFillMode_t gs_cu_fill(char u) { return u == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
 static cublasDiagType_t gs_cu_diag(char d) { return d == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
 
-/* The cuBLAS call itself, on device copies d[i] of the operands (leading dimension = rows). */
-static int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const gs_operand_t *o, char *const d[3])
+int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const void *beta_in, char *const d[3],
+                          const int64_t ld[3])
 {
     void *f = gs_cuda.blas[p->op][p->prec];
     const char *name = gs_cublas_names[p->op][p->prec];
@@ -86,39 +109,39 @@ static int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const gs_oper
      * and the stand-in rejects a misaligned scalar).  So the scalars are copied. */
     _Alignas(16) unsigned char alpha[16], beta[16];
     memcpy(alpha, p->alpha, gs_blas_scalar_size(p, 0));
-    if (p->beta)
-        memcpy(beta, p->beta, gs_blas_scalar_size(p, 1));
+    if (beta_in)
+        memcpy(beta, beta_in, gs_blas_scalar_size(p, 1));
     switch (p->op) {
     case GS_OP_gemm:
         GS_TRY(c, name, ((gs_cublas_gemm_fn *)f)(h, gs_cu_op(p->trans, p->prec), gs_cu_op(p->transb, p->prec), p->m,
-                                                  p->n, p->k, alpha, d[0], o[0].rows, d[1], o[1].rows, beta,
-                                                  d[2], o[2].rows));
+                                                  p->n, p->k, alpha, d[0], ld[0], d[1], ld[1], beta,
+                                                  d[2], ld[2]));
         break;
     case GS_OP_symm:
     case GS_OP_hemm:
         GS_TRY(c, name, ((gs_cublas_symm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo), p->m, p->n, alpha,
-                                                  d[0], o[0].rows, d[1], o[1].rows, beta, d[2], o[2].rows));
+                                                  d[0], ld[0], d[1], ld[1], beta, d[2], ld[2]));
         break;
     case GS_OP_syrk:
     case GS_OP_herk:
         GS_TRY(c, name, ((gs_cublas_syrk_fn *)f)(h, gs_cu_fill(p->uplo), gs_cu_op(p->trans, p->prec), p->n, p->k,
-                                                  alpha, d[0], o[0].rows, beta, d[1], o[1].rows));
+                                                  alpha, d[0], ld[0], beta, d[1], ld[1]));
         break;
     case GS_OP_syr2k:
     case GS_OP_her2k:
         GS_TRY(c, name, ((gs_cublas_syr2k_fn *)f)(h, gs_cu_fill(p->uplo), gs_cu_op(p->trans, p->prec), p->n, p->k,
-                                                   alpha, d[0], o[0].rows, d[1], o[1].rows, beta, d[2],
-                                                   o[2].rows));
+                                                   alpha, d[0], ld[0], d[1], ld[1], beta, d[2],
+                                                   ld[2]));
         break;
     case GS_OP_trmm: /* cuBLAS's trmm is out of place; C = B makes it in place */
         GS_TRY(c, name, ((gs_cublas_trmm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo),
                                                   gs_cu_op(p->trans, p->prec), gs_cu_diag(p->diag), p->m, p->n,
-                                                  alpha, d[0], o[0].rows, d[1], o[1].rows, d[1], o[1].rows));
+                                                  alpha, d[0], ld[0], d[1], ld[1], d[1], ld[1]));
         break;
     case GS_OP_trsm:
         GS_TRY(c, name, ((gs_cublas_trsm_fn *)f)(h, gs_cu_side(p->side), gs_cu_fill(p->uplo),
                                                   gs_cu_op(p->trans, p->prec), gs_cu_diag(p->diag), p->m, p->n,
-                                                  alpha, d[0], o[0].rows, d[1], o[1].rows));
+                                                  alpha, d[0], ld[0], d[1], ld[1]));
         break;
     default:
         gs_call_why(c, "gpu error: cuBLAS has no %s", gs_op_names[p->op]);
@@ -127,7 +150,8 @@ static int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const gs_oper
     return GS_OK;
 }
 
-static int gs_cuda_blas3_run(gs_call_t *c, const gs_blas_t *p)
+/* Any Level-3 routine in one piece: every operand copied in whole, computed, the output copied back. */
+static int gs_cuda_blas3_whole(gs_call_t *c, const gs_blas_t *p)
 {
     gs_operand_t o[3];
     int n = gs_blas_operands(p, o);
@@ -136,33 +160,39 @@ static int gs_cuda_blas3_run(gs_call_t *c, const gs_blas_t *p)
         off[i] = total;
         total += ((size_t)o[i].rows * (size_t)o[i].cols * es + 255) & ~(size_t)255;
     }
-    int rc = gs_cuda_scratch(c, total);
+    size_t budget;
+    int rc = gs_cuda_budget(c, &budget);
     if (rc != GS_OK)
         return rc;
-    char *d[3] = {NULL, NULL, NULL};
-    for (int i = 0; i < n; i++) {
-        size_t width = (size_t)o[i].rows * es;
-        d[i] = gs_cuda.scratch + off[i];
-        if (!o[i].in)
-            continue;
-        GS_CUDA(c, cudaMemcpy2DAsync, (d[i], width, o[i].host, (size_t)o[i].ld * es, width, (size_t)o[i].cols,
-                                       cudaMemcpyHostToDevice, gs_cuda.stream));
-        c->bytes_h2d += width * (size_t)o[i].cols;
+    if (total > budget) {
+        gs_call_why(c, "gpu: needs %zu bytes of device memory, %zu available", total, budget);
+        return GS_ENOMEM;
     }
-    if ((rc = gs_cuda_blas3_compute(c, p, o, d)) != GS_OK)
+    if ((rc = gs_cuda_scratch(c, total)) != GS_OK)
+        return rc;
+    char *d[3] = {NULL, NULL, NULL};
+    int64_t ld[3] = {1, 1, 1};
+    for (int i = 0; i < n; i++) {
+        d[i] = gs_cuda.scratch + off[i];
+        ld[i] = o[i].rows > 0 ? o[i].rows : 1;
+        gs_hreg_t h = {(char *)o[i].host, (size_t)o[i].rows * es, (size_t)o[i].ld * es, (size_t)o[i].cols};
+        if (o[i].in && (rc = gs_xfer_put(c, d[i], (size_t)ld[i] * es, &h)) != GS_OK)
+            return rc;
+    }
+    GS_CUDA(c, cudaEventRecord, (gs_cuda.ev[GS_EV_UP], gs_cuda.up));
+    GS_CUDA(c, cudaStreamWaitEvent, (gs_cuda.stream, gs_cuda.ev[GS_EV_UP], 0));
+    if ((rc = gs_cuda_blas3_compute(c, p, p->beta, d, ld)) != GS_OK)
         return rc;
     /* Nothing is written to user memory before the computation is known to have succeeded. */
     GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
-    for (int i = 0; i < n; i++) {
-        size_t width = (size_t)o[i].rows * es;
-        if (!o[i].out)
-            continue;
-        GS_CUDA(c, cudaMemcpy2DAsync, ((void *)o[i].host, (size_t)o[i].ld * es, d[i], width, width,
-                                       (size_t)o[i].cols, cudaMemcpyDeviceToHost, gs_cuda.stream));
-        c->bytes_d2h += width * (size_t)o[i].cols;
+    gs_xjob_t j = {0};
+    for (int i = 0; i < n && rc == GS_OK; i++) {
+        gs_hreg_t h = {(char *)o[i].host, (size_t)o[i].rows * es, (size_t)o[i].ld * es, (size_t)o[i].cols};
+        if (o[i].out)
+            rc = gs_xfer_get(c, &j, &h, d[i], (size_t)ld[i] * es);
     }
-    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
-    return GS_OK;
+    int rc2 = gs_xfer_finish(c, &j);
+    return rc != GS_OK ? rc : rc2;
 }
 
 /* Runs on the configured device and gives the calling thread's current device back afterwards: the program
@@ -173,14 +203,11 @@ static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
     GS_CUDA(c, cudaGetDevice, (&prev));
     if (prev != gs_cuda.device)
         GS_CUDA(c, cudaSetDevice, (gs_cuda.device));
-    int rc = gs_cuda_blas3_run(c, p);
+    int rc = p->op == GS_OP_gemm ? gs_cuda_gemm(c, p) : gs_cuda_blas3_whole(c, p);
     if (rc != GS_OK) /* the log counts bytes of calls that ran on the GPU */
         c->bytes_h2d = c->bytes_d2h = 0;
-    if (gs_cuda.scratch_size > GS_SCRATCH_KEEP || rc == GS_ENOMEM) {
-        gs_cuda.cudaFree(gs_cuda.scratch);
-        gs_cuda.scratch = NULL;
-        gs_cuda.scratch_size = 0;
-    }
+    if (gs_cuda.scratch_size > GS_SCRATCH_KEEP || rc == GS_ENOMEM)
+        gs_cuda_scratch_free();
     if (prev != gs_cuda.device)
         gs_cuda.cudaSetDevice(prev);
     return rc;

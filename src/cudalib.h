@@ -7,13 +7,25 @@
 #include <cublas_api.h>
 #include <cuda_runtime_api.h>
 
-#include "gs.h"
+#include "blas.h"
 
 /* Functions taken by name from libcudart and libcublas; their types come from CUDA's own headers. */
 #define GS_CUDART_FUNCS(X) \
     X(cudaGetDeviceCount) X(cudaGetDevice) X(cudaSetDevice) X(cudaMalloc) X(cudaFree) X(cudaMemcpy2DAsync) \
-    X(cudaStreamCreateWithFlags) X(cudaStreamSynchronize) X(cudaDeviceSynchronize) X(cudaGetErrorString)
+    X(cudaStreamCreateWithFlags) X(cudaStreamSynchronize) X(cudaDeviceSynchronize) X(cudaGetErrorString) \
+    X(cudaMemGetInfo) X(cudaHostAlloc) X(cudaFreeHost) X(cudaEventCreateWithFlags) X(cudaEventRecord) \
+    X(cudaEventSynchronize) X(cudaStreamWaitEvent)
 #define GS_CUBLAS_FUNCS(X) X(cublasCreate_v2) X(cublasSetStream_v2) X(cublasGetStatusString)
+
+/* Events that order the streams.  Each is recorded and waited for at once, so one event per kind of edge
+ * suffices: cudaStreamWaitEvent captures the record current at the time of the call. */
+typedef enum {
+    GS_EV_UP,     /* recorded on up after uploads; compute waits */
+    GS_EV_DONE,   /* recorded on compute after a tile is final; down waits */
+    GS_EV_SLOT0,  /* recorded on compute after the last use of an out-of-core A/B slot; up waits (2 slots) */
+    GS_EV_CSLOT0 = GS_EV_SLOT0 + 2, /* recorded on down after a C slot was copied out (2 slots) */
+    GS_EV_N = GS_EV_CSLOT0 + 2
+} gs_ev_t;
 
 typedef struct {
 #define GS_X_MEMBER(f) __typeof__(f) *f;
@@ -22,7 +34,9 @@ typedef struct {
 #undef GS_X_MEMBER
     void *blas[GS_NOPS][GS_NPREC]; /* cuBLAS 64-bit-size entry for each operation and precision, or NULL */
     int device;                    /* ordinal in use */
-    cudaStream_t stream;
+    cudaStream_t stream;           /* compute: cuBLAS runs here */
+    cudaStream_t up, down;         /* host to device, device to host (xfer.c) */
+    cudaEvent_t ev[GS_EV_N];       /* dependencies between the three streams (gs_ev_t) */
     cublasHandle_t handle;
     char *scratch; /* device memory for one call's operands */
     size_t scratch_size;
@@ -50,5 +64,20 @@ GS_HIDDEN int gs_cuda_error(gs_call_t *c, const char *name, int status, const ch
             return gs_cuda_error((c), (name), st_, __FILE__, __LINE__); \
     } while (0)
 #define GS_CUDA(c, fn, args) GS_TRY(c, #fn, gs_cuda.fn args)
+
+/* Device memory for one call's operands: at least bytes, kept between calls up to a bound.  Called with
+ * the GPU lock held. */
+GS_HIDDEN int gs_cuda_scratch(gs_call_t *c, size_t bytes);
+/* Bytes of device memory a call may use now: free memory (plus the scratch buffer, which can be given back)
+ * less a reserve for cuBLAS, capped by GPUSHIM_DEVICE_MEMORY. */
+GS_HIDDEN int gs_cuda_budget(gs_call_t *c, size_t *bytes);
+
+/* Level-3 GEMM, tiled so that copies and computation overlap, and out of core when the operands do not fit
+ * (cuda_gemm.c).  Contract of gs_blas_fn (backend.h), with the GPU lock held and the device current. */
+GS_HIDDEN int gs_cuda_gemm(gs_call_t *c, const gs_blas_t *p);
+/* The cuBLAS call of any Level-3 operation on device copies d[i] of the operands, whose leading dimensions
+ * are ld[i] (cuda_blas.c). */
+GS_HIDDEN int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const void *beta, char *const d[3],
+                                    const int64_t ld[3]);
 
 #endif

@@ -92,6 +92,10 @@ typedef struct {
     double min_flops;        /* GPUSHIM_MIN_FLOPS: threshold for every routine, or < 0 when unset */
     const char *cuda_libdir; /* GPUSHIM_CUDA_LIBDIR: load CUDA libraries from this folder only, or NULL */
     int device;              /* GPUSHIM_DEVICE: CUDA device ordinal */
+    int copy_threads;        /* GPUSHIM_COPY_THREADS: host threads that copy to and from staging; 0: automatic */
+    double pinned;           /* GPUSHIM_PINNED: bytes of pinned host memory held for staging */
+    double device_memory;    /* GPUSHIM_DEVICE_MEMORY: most device bytes one call uses, or < 0 when unset */
+    int tile;                /* GPUSHIM_TILE: GEMM tile size in rows and columns; 0: automatic */
 } gs_options_t;
 
 /* Reads the environment into o; reports each invalid value once on stderr and keeps the default. */
@@ -250,8 +254,15 @@ GS_HIDDEN size_t gs_json_escape(char *out, size_t n, const char *s);
 
 /* ---- policy (policy.c) -------------------------------------------------------------------------------- */
 
+/* A routine's rule.  A call goes to the GPU when it needs at least min_flops and, if the cost model is set
+ * (all three rates above 0), the model predicts the GPU faster: latency + the larger of bytes moved / link
+ * rate and flops / GPU rate, against flops / CPU rate. */
 typedef struct {
-    double min_flops; /* offload when the call needs at least this many floating-point operations */
+    double min_flops;  /* offload when the call needs at least this many floating-point operations */
+    double cpu_gflops; /* the CPU library's rate on this routine */
+    double gpu_gflops; /* the GPU's rate, copies excluded */
+    double link_gbps;  /* host <-> device copies, GB/s, as the transfer engine achieves them */
+    double latency_us; /* fixed cost of a GPU call */
 } gs_rule_t;
 
 GS_HIDDEN extern gs_rule_t gs_rules[GS_NROUTINES];
@@ -261,8 +272,11 @@ GS_HIDDEN void gs_policy_init(void);
 /* Applies policy text to rules; origin names it in messages ("FILE:LINE: ...").  Returns the number of
  * lines with errors (each reported). */
 GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin);
-/* Where the call should run, before the GPU's availability is known; sets c->why. */
+/* Where the call should run, before the GPU's availability is known; sets c->why.  A call that passes
+ * min_flops must then pass gs_policy_model. */
 GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
+/* The cost model for a call above threshold whose copies move bytes; sets c->why when it says CPU. */
+GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, double bytes);
 
 /* ---- the GPU (gpu.c) ---------------------------------------------------------------------------------- */
 

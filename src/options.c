@@ -30,6 +30,10 @@ static const gs_option_desc_t gs_option_table[] = {
     {"GPUSHIM_MIN_FLOPS", GS_OPT_NUMBER, GS_OFF(min_flops), NULL, NULL},
     {"GPUSHIM_CUDA_LIBDIR", GS_OPT_PATH, GS_OFF(cuda_libdir), NULL, NULL},
     {"GPUSHIM_DEVICE", GS_OPT_INT, GS_OFF(device), NULL, NULL},
+    {"GPUSHIM_COPY_THREADS", GS_OPT_INT, GS_OFF(copy_threads), NULL, NULL},
+    {"GPUSHIM_PINNED", GS_OPT_NUMBER, GS_OFF(pinned), NULL, NULL},
+    {"GPUSHIM_DEVICE_MEMORY", GS_OPT_NUMBER, GS_OFF(device_memory), NULL, NULL},
+    {"GPUSHIM_TILE", GS_OPT_INT, GS_OFF(tile), NULL, NULL},
 };
 #define GS_NOPTIONS (sizeof gs_option_table / sizeof gs_option_table[0])
 
@@ -132,7 +136,7 @@ static void gs_option_set(gs_options_t *o, size_t i, const char *s)
 
 void gs_options_read(gs_options_t *o)
 {
-    *o = (gs_options_t){.offload = GS_OFFLOAD_AUTO, .min_flops = -1, .device = 0};
+    *o = (gs_options_t){.offload = GS_OFFLOAD_AUTO, .min_flops = -1, .pinned = 512e6, .device_memory = -1};
     for (size_t i = 0; i < GS_NOPTIONS; i++) {
         const char *s = getenv(gs_option_table[i].name);
         if (s)

@@ -1,6 +1,7 @@
 /* The size policy: per-routine thresholds from the built-in policy (policies/default.policy, embedded at build
  * time), an optional policy file (GPUSHIM_POLICY) and environment overrides, and the decision for one call. */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -25,6 +26,17 @@ GS_HIDDEN extern const char gs_policy_default_text[];
 
 gs_rule_t gs_rules[GS_NROUTINES];
 
+/* The keys of a rule, for the parser. */
+static const struct {
+    const char *name;
+    size_t offset;
+} gs_policy_keys[] = {
+    {"min_flops", offsetof(gs_rule_t, min_flops)},   {"cpu_gflops", offsetof(gs_rule_t, cpu_gflops)},
+    {"gpu_gflops", offsetof(gs_rule_t, gpu_gflops)}, {"link_gbps", offsetof(gs_rule_t, link_gbps)},
+    {"latency_us", offsetof(gs_rule_t, latency_us)},
+};
+#define GS_NKEYS (sizeof gs_policy_keys / sizeof gs_policy_keys[0])
+
 /* Applies "key=value" to every rule whose routine matches pattern.  Returns 0, or a message in err. */
 static int gs_policy_apply(gs_rule_t *rules, const char *pattern, char *kv, char *err, size_t n)
 {
@@ -34,19 +46,22 @@ static int gs_policy_apply(gs_rule_t *rules, const char *pattern, char *kv, char
         return GS_EINVAL;
     }
     *eq = 0;
-    double v;
-    if (strcmp(kv, "min_flops") != 0) {
-        snprintf(err, n, "unknown key '%s' (known: min_flops)", kv);
+    size_t key = 0;
+    while (key < GS_NKEYS && strcmp(kv, gs_policy_keys[key].name) != 0)
+        key++;
+    if (key == GS_NKEYS) {
+        snprintf(err, n, "unknown key '%s' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us)", kv);
         return GS_EINVAL;
     }
+    double v;
     if (gs_parse_number(eq + 1, &v) != GS_OK) {
-        snprintf(err, n, "min_flops='%s' is not a number of 0 or more", eq + 1);
+        snprintf(err, n, "%s='%s' is not a number of 0 or more", kv, eq + 1);
         return GS_EINVAL;
     }
     int matched = 0;
     for (int r = 0; r < GS_NROUTINES; r++)
         if (fnmatch(pattern, gs_routines[r].name, 0) == 0) {
-            rules[r].min_flops = v;
+            *(double *)((char *)&rules[r] + gs_policy_keys[key].offset) = v;
             matched++;
         }
     if (!matched) {
@@ -80,8 +95,14 @@ int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin)
                 snprintf(err, sizeof err, "'%s' has no KEY=VALUE", pattern);
                 bad = 1;
             }
-            for (; pattern && !bad && kv; kv = strtok_r(NULL, " \t\r", &save))
+            bool threshold_only = pattern != NULL;
+            for (; pattern && !bad && kv; kv = strtok_r(NULL, " \t\r", &save)) {
+                threshold_only &= strncmp(kv, "min_flops=", 10) == 0;
                 bad = gs_policy_apply(rules, pattern, kv, err, sizeof err) != GS_OK;
+            }
+            /* A rule that sets only a threshold means it: the cost model no longer applies there. */
+            if (threshold_only && !bad)
+                gs_policy_apply(rules, pattern, (char[]){"cpu_gflops=0"}, err, sizeof err);
             if (bad) {
                 gs_msg("%s:%d: %s", origin, lineno, err);
                 errors++;
@@ -114,7 +135,7 @@ static void gs_policy_read_file(const char *path)
 void gs_policy_init(void)
 {
     for (int r = 0; r < GS_NROUTINES; r++)
-        gs_rules[r].min_flops = 1e9;
+        gs_rules[r] = (gs_rule_t){.min_flops = 1e9};
     gs_policy_parse(gs_rules, gs_policy_default_text, "policies/default.policy");
     if (gs.opt.policy)
         gs_policy_read_file(gs.opt.policy);
@@ -125,12 +146,13 @@ void gs_policy_init(void)
             var[i] = (char)toupper((unsigned char)var[i]);
         const char *s = getenv(var);
         double v;
+        /* A threshold from the environment replaces the cost model, as a threshold-only rule does. */
         if (gs.opt.min_flops >= 0)
-            gs_rules[r].min_flops = gs.opt.min_flops;
+            gs_rules[r].min_flops = gs.opt.min_flops, gs_rules[r].cpu_gflops = 0;
         if (!s)
             continue;
         if (gs_parse_number(s, &v) == GS_OK)
-            gs_rules[r].min_flops = v;
+            gs_rules[r].min_flops = v, gs_rules[r].cpu_gflops = 0;
         else
             gs_msg("%s='%s' is not valid: use " GS_NUMBER_ACCEPTED "; using %g", var, s,
                    gs_rules[r].min_flops);
@@ -150,4 +172,19 @@ gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable)
     if (c->flops < gs_rules[c->routine].min_flops)
         return c->why = "below threshold", GS_WHERE_CPU;
     return c->why = "above threshold", GS_WHERE_GPU;
+}
+
+gs_where_t gs_policy_model(gs_call_t *c, double bytes)
+{
+    const gs_rule_t *r = &gs_rules[c->routine];
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || !(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
+        return GS_WHERE_GPU;
+    double cpu = c->flops / (r->cpu_gflops * 1e9);
+    /* Copies and computation overlap (cuda_gemm.c), so the slower of the two counts. */
+    double copy = bytes / (r->link_gbps * 1e9), compute = c->flops / (r->gpu_gflops * 1e9);
+    double gpu = r->latency_us * 1e-6 + (copy > compute ? copy : compute);
+    if (gpu < cpu)
+        return GS_WHERE_GPU;
+    c->why = "cpu faster";
+    return GS_WHERE_CPU;
 }

@@ -22,9 +22,9 @@ check "oom-always: every eligible call fell back, with the reason" \
     test "$(count $log -- "why=gpu error: cudaMalloc: out of memory (2) at src/cuda_blas.c*")" = "$eligible"
 check "oom-always: out of memory does not give the GPU up (no notice)" test ! -s $err
 
-fail oom-small GS_STANDIN_MEM=2000
+fail oom-small GS_STANDIN_MEM=4000
 check "oom-small: small calls on the GPU, large ones fell back" \
-    sh -c "[ $(count $log -- where=gpu) -gt 0 ] && [ $(count $log -- 'why=gpu error: cudaMalloc*') -gt 0 ]"
+    sh -c "[ $(count $log -- where=gpu) -gt 0 ] && [ $(count $log -- 'why=gpu: needs * bytes of device memory*') -gt 0 ]"
 
 fail one-gemm GS_STANDIN_FAIL=cublasDgemm_v2_64:3
 check "one-gemm: only that call fell back" test "$(count $log -- where=gpu)" = $((eligible - 1))
@@ -46,6 +46,20 @@ check "lost: one notice that the GPU was given up" \
 check "lost: the calls before it ran on the GPU, none after" \
     sh -c "[ $(count $log -- where=gpu) -ge 1 ] && [ $(count $log -- where=gpu) -le 2 ]"
 check "lost: later calls say why" test "$(count $log -- "why=GPU disabled after an error*")" -gt 7000
+
+fail pinned GS_STANDIN_FAIL=cudaHostAlloc
+check "pinned: one notice, naming GPUSHIM_PINNED" \
+    sh -c "[ \$(wc -l <$err) = 1 ] && grep -q 'pinned memory (GPUSHIM_PINNED); copying from pageable memory' $err"
+check "pinned: every eligible call still on the GPU, copying from pageable memory" \
+    sh -c "[ $(count $log -- where=gpu) = $eligible ] && [ $(standin pageable_copies) -gt 0 ]"
+
+fail unpack GS_STANDIN_FAIL=cudaEventSynchronize:40
+check "unpack: a failure while copying results back fell back, with the reason" \
+    test "$(count $log -- "why=gpu error: cudaEventSynchronize*")" = 1
+
+fail mid-tiles GPUSHIM_TILE=4 GS_STANDIN_FAIL=cublasDgemm_v2_64:5
+check "mid-tiles: a GEMM that failed in its fifth tile fell back" \
+    test "$(count $log -- routine=dgemm "why=gpu error: cublasDgemm_v2_64*")" = 1
 
 fail bring-up GS_STANDIN_FAIL=cublasCreate_v2
 check "bring-up: one notice naming the failed call" \

@@ -37,7 +37,7 @@ check "GPUSHIM_MIN_FLOPS_ZGEMM overrides the policy file" test "$(count $log -- 
 printf 'dgemm min_flops=1e3\ndgemm min_flop=5\n' >$W/bad.policy
 run bad-policy GPUSHIM_POLICY=$W/bad.policy
 check "bad policy line: reported with file and line" \
-    test "$(cat $err)" = "gpushim: $W/bad.policy:2: unknown key 'min_flop' (known: min_flops)"
+    test "$(cat $err)" = "gpushim: $W/bad.policy:2: unknown key 'min_flop' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us)"
 run no-policy GPUSHIM_POLICY=$W/missing.policy
 check "missing policy file: reported by name" \
     test "$(cat $err)" = "gpushim: GPUSHIM_POLICY: cannot open '$W/missing.policy': No such file or directory; using the built-in policy"

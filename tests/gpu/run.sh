@@ -45,6 +45,16 @@ for s in plain ilp64 scipy scipy64; do
     fi
 done
 
+# 1b. GEMM in many tiles and slices of k, and out of core (device memory capped), against the same reference.
+for v in GPUSHIM_TILE=64 GPUSHIM_DEVICE_MEMORY=300k; do
+    env $v GPUSHIM_LOG=$OUT/tiles.log LD_PRELOAD=$LIB GPUSHIM_OFFLOAD=always $T/blas_all_plain $OUT/tiles.bin >/dev/null
+    if $T/blas_cmp $OUT/ref_plain.bin $OUT/tiles.bin && [ "$(count $OUT/tiles.log -- where=gpu)" -gt 0 ]; then
+        ok "tiled gemm, $v: results equal"
+    else
+        bad "tiled gemm, $v"
+    fi
+done
+
 # 2. NumPy and SciPy as installed.
 $PY tests/py/blas_numpy.py $OUT/py_ref.npz >/dev/null
 GPUSHIM_LOG=$OUT/py.log shim $PY tests/py/blas_numpy.py $OUT/py_gpu.npz >/dev/null

@@ -322,8 +322,9 @@ static void do_level12(int p, int conv)
     free(x.a), free(y.a);
 }
 
+/* {20, 17, 300}: k much larger than m and n, which the tiled GEMM cuts into slices of k (tests/t_tiles.sh). */
 static const I sizes[][3] = {{5, 4, 3}, {7, 1, 6}, {1, 6, 2}, {4, 5, 1}, {13, 11, 9}, {0, 3, 4}, {3, 0, 2}, {4, 5, 0},
-                             {257, 130, 301}};
+                             {20, 17, 300}, {257, 130, 301}};
 static size_t nsizes = sizeof sizes / sizeof sizes[0] - 1; /* the last one only with BLAS_ALL_LARGE=1 */
 
 static void run_all(void)

@@ -1,9 +1,11 @@
 /* Stand-in for libcublas: the Level-3 routines gpushim calls, computed by plain loops on "device" memory
- * from the stand-in runtime, in double-complex arithmetic for every precision.  Each matrix argument is
- * checked to lie inside one device allocation, and each scalar to be host memory (pointer mode host). */
+ * from the stand-in runtime, in double-complex arithmetic for every precision.  Each call checks its matrices
+ * (inside one device allocation) and scalars (host memory, pointer mode host) and reads the scalars at once,
+ * as cuBLAS does; the arithmetic is queued on the handle's stream and runs later (standin_enqueue). */
 #define _GNU_SOURCE
 #include <complex.h>
 #include <cublas_api.h>
+#include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,11 +103,25 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t *h)
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* Later calls on h queue on s (checked when they are made: standin_enqueue). */
 cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t s)
 {
     if (!handle_ok(h))
         return CUBLAS_STATUS_NOT_INITIALIZED;
     h->stream = s;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Synchronises the device, as the real one does.  The handle is marked dead but not freed, so a later use is
+ * reported as a bad handle instead of reading freed memory. */
+cublasStatus_t cublasDestroy_v2(cublasHandle_t h)
+{
+    if (!handle_ok(h))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (standin_fail("cublasDestroy_v2"))
+        return CUBLAS_STATUS_INTERNAL_ERROR;
+    cudaDeviceSynchronize();
+    h->magic = 0xdead;
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -120,6 +136,37 @@ const char *cublasGetStatusString(cublasStatus_t s)
     }
 }
 
+/* One cuBLAS call, everything it needs captured at the call: matrices by address, scalars by value.  Copied
+ * into the stream's queue by standin_enqueue; run_* executes it when the scheduler reaches it. */
+typedef struct {
+    int herm;
+    cublasOperation_t ta, tb;
+    cublasSideMode_t side;
+    cublasFillMode_t uplo;
+    cublasDiagType_t diag;
+    int64_t m, n, k;
+    mat_t a, b, c;
+    int has_b; /* rk: syr2k/her2k (B given) rather than syrk/herk */
+    z_t al, be;
+} job_t;
+
+static cublasStatus_t submit(cublasHandle_t h, void (*run)(void *), const job_t *j)
+{
+    return standin_enqueue(h->stream, run, j, sizeof *j) ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_SUCCESS;
+}
+
+static void run_gemm(void *arg)
+{
+    const job_t *j = arg;
+    for (int64_t jj = 0; jj < j->n; jj++)
+        for (int64_t i = 0; i < j->m; i++) {
+            z_t s = 0;
+            for (int64_t l = 0; l < j->k; l++)
+                s += opat(j->a, j->ta, i, l) * opat(j->b, j->tb, l, jj);
+            put(j->c, i, jj, j->al * s + (j->be == 0 ? 0 : j->be * at(j->c, i, jj)));
+        }
+}
+
 static cublasStatus_t gemm(cublasHandle_t h, int p, const char *fn, cublasOperation_t ta, cublasOperation_t tb,
                            int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                            const void *B, int64_t ldb, const void *beta, void *Cm, int64_t ldc)
@@ -129,16 +176,9 @@ static cublasStatus_t gemm(cublasHandle_t h, int p, const char *fn, cublasOperat
         check(fn, B, p, tb == CUBLAS_OP_N ? k : n, tb == CUBLAS_OP_N ? n : k, ldb, "B") ||
         check(fn, Cm, p, m, n, ldc, "C") || scalars(fn, p, alpha, beta))
         return CUBLAS_STATUS_INVALID_VALUE;
-    mat_t a = {p, A, lda}, b = {p, B, ldb}, c = {p, Cm, ldc};
-    z_t al = scal(p, alpha, 0), be = scal(p, beta, 0);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            z_t s = 0;
-            for (int64_t l = 0; l < k; l++)
-                s += opat(a, ta, i, l) * opat(b, tb, l, j);
-            put(c, i, j, al * s + (be == 0 ? 0 : be * at(c, i, j)));
-        }
-    return CUBLAS_STATUS_SUCCESS;
+    job_t j = {.ta = ta, .tb = tb, .m = m, .n = n, .k = k, .a = {p, A, lda}, .b = {p, B, ldb},
+               .c = {p, Cm, ldc}, .al = scal(p, alpha, 0), .be = scal(p, beta, 0)};
+    return submit(h, run_gemm, &j);
 }
 
 /* Element (i, j) of the symmetric or Hermitian matrix stored in one triangle of a. */
@@ -152,6 +192,20 @@ static z_t symat(mat_t a, cublasFillMode_t uplo, int herm, int64_t i, int64_t j)
     return herm ? conj(at(a, j, i)) : at(a, j, i);
 }
 
+static void run_symm(void *arg)
+{
+    const job_t *j = arg;
+    int64_t ka = j->side == CUBLAS_SIDE_LEFT ? j->m : j->n;
+    for (int64_t jj = 0; jj < j->n; jj++)
+        for (int64_t i = 0; i < j->m; i++) {
+            z_t s = 0;
+            for (int64_t l = 0; l < ka; l++)
+                s += j->side == CUBLAS_SIDE_LEFT ? symat(j->a, j->uplo, j->herm, i, l) * at(j->b, l, jj)
+                                                 : at(j->b, i, l) * symat(j->a, j->uplo, j->herm, l, jj);
+            put(j->c, i, jj, j->al * s + (j->be == 0 ? 0 : j->be * at(j->c, i, jj)));
+        }
+}
+
 static cublasStatus_t symm(cublasHandle_t h, int p, const char *fn, int herm, cublasSideMode_t side,
                            cublasFillMode_t uplo, int64_t m, int64_t n, const void *alpha, const void *A, int64_t lda,
                            const void *B, int64_t ldb, const void *beta, void *Cm, int64_t ldc)
@@ -161,21 +215,36 @@ static cublasStatus_t symm(cublasHandle_t h, int p, const char *fn, int herm, cu
     if (check(fn, A, p, ka, ka, lda, "A") || check(fn, B, p, m, n, ldb, "B") || check(fn, Cm, p, m, n, ldc, "C") ||
         scalars(fn, p, alpha, beta))
         return CUBLAS_STATUS_INVALID_VALUE;
-    mat_t a = {p, A, lda}, b = {p, B, ldb}, c = {p, Cm, ldc};
-    z_t al = scal(p, alpha, 0), be = scal(p, beta, 0);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            z_t s = 0;
-            for (int64_t l = 0; l < ka; l++)
-                s += side == CUBLAS_SIDE_LEFT ? symat(a, uplo, herm, i, l) * at(b, l, j)
-                                              : at(b, i, l) * symat(a, uplo, herm, l, j);
-            put(c, i, j, al * s + (be == 0 ? 0 : be * at(c, i, j)));
-        }
-    return CUBLAS_STATUS_SUCCESS;
+    job_t j = {.herm = herm, .side = side, .uplo = uplo, .m = m, .n = n, .a = {p, A, lda}, .b = {p, B, ldb},
+               .c = {p, Cm, ldc}, .al = scal(p, alpha, 0), .be = scal(p, beta, 0)};
+    return submit(h, run_symm, &j);
 }
 
-/* syrk, herk (B NULL), syr2k and her2k: C = alpha X Y' + [conj(alpha)] Y X' + beta C on one triangle, where
+/* syrk, herk (no B), syr2k and her2k: C = alpha X Y' + [conj(alpha)] Y X' + beta C on one triangle, where
  * X = op(A), Y = op(B), and ' is ^T (symmetric) or ^H (Hermitian). */
+static void run_rk(void *arg)
+{
+    const job_t *j = arg;
+    int herm = j->herm;
+    cublasOperation_t t = j->ta;
+    for (int64_t jj = 0; jj < j->n; jj++)
+        for (int64_t i = 0; i < j->n; i++) {
+            if (j->uplo == CUBLAS_FILL_MODE_UPPER ? i > jj : i < jj)
+                continue;
+            z_t s1 = 0, s2 = 0;
+            for (int64_t l = 0; l < j->k; l++) {
+                z_t xi = opat(j->a, t, i, l), yj = opat(j->b, t, jj, l), yi = opat(j->b, t, i, l),
+                    xj = opat(j->a, t, jj, l);
+                s1 += xi * (herm ? conj(yj) : yj);
+                s2 += yi * (herm ? conj(xj) : xj);
+            }
+            z_t v = j->has_b ? j->al * s1 + (herm ? conj(j->al) : j->al) * s2 : j->al * s1;
+            if (j->be != 0) /* C is not read when beta = 0: it may hold anything, signalling NaNs too */
+                v += j->be * (herm && i == jj ? creal(at(j->c, i, jj)) : at(j->c, i, jj));
+            put(j->c, i, jj, herm && i == jj ? creal(v) : v);
+        }
+}
+
 static cublasStatus_t rk(cublasHandle_t h, int p, const char *fn, int herm, cublasFillMode_t uplo,
                          cublasOperation_t t, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                          const void *B, int64_t ldb, const void *beta, void *Cm, int64_t ldc)
@@ -185,24 +254,10 @@ static cublasStatus_t rk(cublasHandle_t h, int p, const char *fn, int herm, cubl
     if (check(fn, A, p, r, cols, lda, "A") || (B && check(fn, B, p, r, cols, ldb, "B")) ||
         check(fn, Cm, p, n, n, ldc, "C") || scalars(fn, p, alpha, beta))
         return CUBLAS_STATUS_INVALID_VALUE;
-    mat_t a = {p, A, lda}, b = {p, B ? B : A, B ? ldb : lda}, c = {p, Cm, ldc};
-    z_t al = scal(p, alpha, herm && !B), be = scal(p, beta, herm);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++) {
-            if (uplo == CUBLAS_FILL_MODE_UPPER ? i > j : i < j)
-                continue;
-            z_t s1 = 0, s2 = 0;
-            for (int64_t l = 0; l < k; l++) {
-                z_t xi = opat(a, t, i, l), yj = opat(b, t, j, l), yi = opat(b, t, i, l), xj = opat(a, t, j, l);
-                s1 += xi * (herm ? conj(yj) : yj);
-                s2 += yi * (herm ? conj(xj) : xj);
-            }
-            z_t v = B ? al * s1 + (herm ? conj(al) : al) * s2 : al * s1;
-            if (be != 0) /* C is not read when beta = 0: it may hold anything, signalling NaNs too */
-                v += be * (herm && i == j ? creal(at(c, i, j)) : at(c, i, j));
-            put(c, i, j, herm && i == j ? creal(v) : v);
-        }
-    return CUBLAS_STATUS_SUCCESS;
+    job_t j = {.herm = herm, .uplo = uplo, .ta = t, .n = n, .k = k, .a = {p, A, lda},
+               .b = {p, B ? B : A, B ? ldb : lda}, .c = {p, Cm, ldc}, .has_b = B != NULL,
+               .al = scal(p, alpha, herm && !B), .be = scal(p, beta, herm)};
+    return submit(h, run_rk, &j);
 }
 
 /* The triangular matrix op(A) (unit diagonal when diag says so), dense, m x m. */
@@ -222,6 +277,25 @@ static z_t *tri(mat_t a, int64_t m, cublasFillMode_t uplo, cublasOperation_t t, 
     return R;
 }
 
+static void run_trmm(void *arg)
+{
+    const job_t *j = arg;
+    int64_t m = j->m, n = j->n, ka = j->side == CUBLAS_SIDE_LEFT ? m : n;
+    z_t *T = tri(j->a, ka, j->uplo, j->ta, j->diag), *R = calloc((size_t)(m * n), sizeof *R);
+    for (int64_t jj = 0; jj < n; jj++)
+        for (int64_t i = 0; i < m; i++) {
+            z_t s = 0;
+            for (int64_t l = 0; l < ka; l++)
+                s += j->side == CUBLAS_SIDE_LEFT ? T[i + l * ka] * at(j->b, l, jj) : at(j->b, i, l) * T[l + jj * ka];
+            R[i + jj * m] = j->al * s;
+        }
+    for (int64_t jj = 0; jj < n; jj++)
+        for (int64_t i = 0; i < m; i++)
+            put(j->c, i, jj, R[i + jj * m]);
+    free(T);
+    free(R);
+}
+
 static cublasStatus_t trmm(cublasHandle_t h, int p, const char *fn, cublasSideMode_t side, cublasFillMode_t uplo,
                            cublasOperation_t t, cublasDiagType_t diag, int64_t m, int64_t n, const void *alpha,
                            const void *A, int64_t lda, const void *B, int64_t ldb, void *Cm, int64_t ldc)
@@ -231,21 +305,9 @@ static cublasStatus_t trmm(cublasHandle_t h, int p, const char *fn, cublasSideMo
     if (check(fn, A, p, ka, ka, lda, "A") || check(fn, B, p, m, n, ldb, "B") || check(fn, Cm, p, m, n, ldc, "C") ||
         scalars(fn, p, alpha, NULL))
         return CUBLAS_STATUS_INVALID_VALUE;
-    mat_t a = {p, A, lda}, b = {p, B, ldb}, c = {p, Cm, ldc};
-    z_t al = scal(p, alpha, 0), *T = tri(a, ka, uplo, t, diag), *R = calloc((size_t)(m * n), sizeof *R);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            z_t s = 0;
-            for (int64_t l = 0; l < ka; l++)
-                s += side == CUBLAS_SIDE_LEFT ? T[i + l * ka] * at(b, l, j) : at(b, i, l) * T[l + j * ka];
-            R[i + j * m] = al * s;
-        }
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++)
-            put(c, i, j, R[i + j * m]);
-    free(T);
-    free(R);
-    return CUBLAS_STATUS_SUCCESS;
+    job_t j = {.side = side, .uplo = uplo, .ta = t, .diag = diag, .m = m, .n = n, .a = {p, A, lda},
+               .b = {p, B, ldb}, .c = {p, Cm, ldc}, .al = scal(p, alpha, 0)};
+    return submit(h, run_trmm, &j);
 }
 
 /* Solves M x = r in place for a triangular M (n x n, dense); lower says which triangle holds it. */
@@ -267,6 +329,34 @@ static void solve(const z_t *M, int64_t n, int lower, z_t *r, int64_t inc)
         }
 }
 
+static void run_trsm(void *arg)
+{
+    const job_t *j = arg;
+    int64_t m = j->m, n = j->n, ka = j->side == CUBLAS_SIDE_LEFT ? m : n;
+    z_t *M = tri(j->a, ka, j->uplo, j->ta, j->diag), *X = calloc((size_t)(m * n), sizeof *X);
+    int lower = (j->uplo == CUBLAS_FILL_MODE_LOWER) == (j->ta == CUBLAS_OP_N);
+    for (int64_t jj = 0; jj < n; jj++)
+        for (int64_t i = 0; i < m; i++)
+            X[i + jj * m] = j->al * at(j->b, i, jj);
+    if (j->side == CUBLAS_SIDE_LEFT) { /* M X = alpha B, column by column */
+        for (int64_t jj = 0; jj < n; jj++)
+            solve(M, m, lower, X + jj * m, 1);
+    } else { /* X M = alpha B: M^T x^T = alpha b^T for each row x of X */
+        z_t *Mt = calloc((size_t)(n * n), sizeof *Mt);
+        for (int64_t jj = 0; jj < n; jj++)
+            for (int64_t i = 0; i < n; i++)
+                Mt[i + jj * n] = M[jj + i * n];
+        for (int64_t i = 0; i < m; i++)
+            solve(Mt, n, !lower, X + i, m);
+        free(Mt);
+    }
+    for (int64_t jj = 0; jj < n; jj++)
+        for (int64_t i = 0; i < m; i++)
+            put(j->b, i, jj, X[i + jj * m]);
+    free(M);
+    free(X);
+}
+
 static cublasStatus_t trsm(cublasHandle_t h, int p, const char *fn, cublasSideMode_t side, cublasFillMode_t uplo,
                            cublasOperation_t t, cublasDiagType_t diag, int64_t m, int64_t n, const void *alpha,
                            const void *A, int64_t lda, void *B, int64_t ldb)
@@ -275,30 +365,9 @@ static cublasStatus_t trsm(cublasHandle_t h, int p, const char *fn, cublasSideMo
     int64_t ka = side == CUBLAS_SIDE_LEFT ? m : n;
     if (check(fn, A, p, ka, ka, lda, "A") || check(fn, B, p, m, n, ldb, "B") || scalars(fn, p, alpha, NULL))
         return CUBLAS_STATUS_INVALID_VALUE;
-    mat_t a = {p, A, lda}, b = {p, B, ldb};
-    z_t al = scal(p, alpha, 0), *M = tri(a, ka, uplo, t, diag), *X = calloc((size_t)(m * n), sizeof *X);
-    int lower = (uplo == CUBLAS_FILL_MODE_LOWER) == (t == CUBLAS_OP_N);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++)
-            X[i + j * m] = al * at(b, i, j);
-    if (side == CUBLAS_SIDE_LEFT) { /* M X = alpha B, column by column */
-        for (int64_t j = 0; j < n; j++)
-            solve(M, m, lower, X + j * m, 1);
-    } else { /* X M = alpha B: M^T x^T = alpha b^T for each row x of X */
-        z_t *Mt = calloc((size_t)(n * n), sizeof *Mt);
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < n; i++)
-                Mt[i + j * n] = M[j + i * n];
-        for (int64_t i = 0; i < m; i++)
-            solve(Mt, n, !lower, X + i, m);
-        free(Mt);
-    }
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++)
-            put(b, i, j, X[i + j * m]);
-    free(M);
-    free(X);
-    return CUBLAS_STATUS_SUCCESS;
+    job_t j = {.side = side, .uplo = uplo, .ta = t, .diag = diag, .m = m, .n = n, .a = {p, A, lda},
+               .b = {p, B, ldb}, .al = scal(p, alpha, 0)};
+    return submit(h, run_trsm, &j);
 }
 
 /* The exported entries, typed as in cublas_api.h. */

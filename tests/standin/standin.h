@@ -1,7 +1,22 @@
 /* The test stand-in for the CUDA runtime and cuBLAS: "device" memory is host memory from its own allocator.
  * Every device pointer it is handed is checked against that allocator, every transfer is counted, faults
- * can be injected, and a report is appended at exit.  A test double only: it proves routing, bookkeeping and
- * failure paths, never GPU speed or GPU correctness.
+ * can be injected, and a report is appended at exit.  A test double only: it proves routing, bookkeeping,
+ * ordering and failure paths, never GPU speed or GPU correctness.
+ *
+ * Asynchrony, modelled adversarially (cudart.c has the details):
+ *   - Work on a stream from cudaStreamCreateWithFlags is queued, not run: copies whose host side is pinned
+ *     (cudaHostAlloc, or inside a cudaHostRegister range), device-to-device copies, cuBLAS calls (on the
+ *     handle's stream), cudaEventRecord and cudaStreamWaitEvent.  Arguments are checked, transfers counted and
+ *     cuBLAS scalars read at the call; data moves only when the operation runs.
+ *   - Queued work runs only at synchronisation points (cudaStreamSynchronize, cudaStreamQuery,
+ *     cudaEventSynchronize, cudaEventQuery, cudaDeviceSynchronize, cudaFree, cudaFreeHost, cudaHostUnregister,
+ *     cublasDestroy_v2, a pageable copy, anything on stream 0) or when too much is queued.  The next stream
+ *     to run is chosen pseudo-randomly, honouring only FIFO order within a stream and cudaStreamWaitEvent, so
+ *     a missing dependency gives wrong (often NaN, from poisoned memory) data for some seeds.
+ *   - A copy whose host side is pageable first runs its stream's queue, then copies at once.  Stream 0 (NULL)
+ *     first runs every queue, then runs at once.
+ *   - A failure injected into a synchronisation point models a device fault: all queued work is discarded
+ *     (never runs; records count as complete) and the call returns the error.
  *
  * Environment:
  *   GS_STANDIN_REPORT=FILE    append "pid=… h2d_bytes=… d2h_bytes=… … violations=…" at exit
@@ -10,12 +25,16 @@
  *   GS_STANDIN_DEVICES=N      devices reported (default 1; 0 gives cudaErrorNoDevice)
  *   GS_STANDIN_NODRIVER=1     cudaGetDeviceCount fails as it does without a driver
  *   GS_STANDIN_MEM=BYTES      device memory size (default 64 GiB)
+ *   GS_STANDIN_SEED=N         seed of the scheduler's choices (default 1); the same seed and the same calls
+ *                             from one thread give the same order
  */
 #ifndef GS_STANDIN_H
 #define GS_STANDIN_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct CUstream_st;
 
 /* 0 when [p, p + bytes) lies inside one live allocation; otherwise records a violation naming fn and what. */
 int standin_check_device(const void *p, size_t bytes, const char *fn, const char *what);
@@ -27,5 +46,14 @@ int standin_fail(const char *fn);
 void standin_violation(const char *fn, const char *what);
 /* Counts one library call for the report. */
 void standin_count_blas(void);
+/* Queues run(copy of arg) on stream s, to run later under the stand-in's lock; size bytes of arg are copied
+ * now.  On stream NULL every queue is run first and then run(arg) at once.  run must not call back into the
+ * stand-in, and the memory it touches must stay valid until a synchronisation point (cudaFree is one).
+ * 0, or -1 (and a violation) when s is not a live stream. */
+int standin_enqueue(struct CUstream_st *s, void (*run)(void *arg), const void *arg, size_t size);
+
+/* For tests of the stand-in itself (selftest.c): violations so far, and operations queued now. */
+unsigned long standin_violations(void);
+unsigned long standin_pending(void);
 
 #endif

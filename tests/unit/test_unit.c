@@ -187,6 +187,42 @@ START_TEST(test_policy_decide)
 }
 END_TEST
 
+START_TEST(test_policy_model)
+{
+    gs_rule_t r[GS_NROUTINES];
+    memset(r, 0, sizeof r);
+    /* rates on one line; a later threshold-only rule turns the model off where it matches */
+    ck_assert_int_eq(gs_policy_parse(r, "d* min_flops=1e6 cpu_gflops=500 gpu_gflops=50000 link_gbps=50 "
+                                        "latency_us=100\ndsyrk min_flops=2e6\n",
+                                     "test"),
+                     0);
+    ck_assert_double_eq(r[GS_R_DGEMM].cpu_gflops, 500);
+    ck_assert_double_eq(r[GS_R_DSYRK].cpu_gflops, 0);
+    ck_assert_double_eq(r[GS_R_DSYRK].gpu_gflops, 50000);
+    memcpy(gs_rules, r, sizeof r);
+    static const struct {
+        int routine;
+        double flops, bytes;
+        gs_where_t where;
+    } cases[] = {
+        /* 1e9 flops: CPU 2 ms; GPU 0.1 ms + the larger of the copies and 0.02 ms of arithmetic */
+        {GS_R_DGEMM, 1e9, 1e6, GS_WHERE_GPU},  /* copies 0.02 ms */
+        {GS_R_DGEMM, 1e9, 85e6, GS_WHERE_GPU}, /* copies 1.7 ms: 1.8 against 2 */
+        {GS_R_DGEMM, 1e9, 1e8, GS_WHERE_CPU},  /* copies 2 ms: 2.1 against 2 */
+        {GS_R_DSYRK, 1e9, 1e12, GS_WHERE_GPU}, /* no model: the threshold decides */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gs_call_t c = {.routine = (uint16_t)cases[i].routine, .flops = cases[i].flops, .why = "above threshold"};
+        ck_assert_int_eq(gs_policy_model(&c, cases[i].bytes), cases[i].where);
+        ck_assert_str_eq(c.why, cases[i].where == GS_WHERE_CPU ? "cpu faster" : "above threshold");
+    }
+    gs.opt.offload = GS_OFFLOAD_ALWAYS;
+    gs_call_t forced = {.routine = GS_R_DGEMM, .flops = 1e9};
+    ck_assert_int_eq(gs_policy_model(&forced, 1e12), GS_WHERE_GPU);
+    gs.opt.offload = GS_OFFLOAD_AUTO;
+}
+END_TEST
+
 /* ---- BLAS normalisation ------------------------------------------------------------------------------- */
 
 static double one = 1, zero = 0;
@@ -348,7 +384,7 @@ static Suite *suite(void)
     } cases[] = {
         {"table", {test_table_entries_match_routines, test_table_find}},
         {"options", {test_parse_number, test_parse_bool, test_options_read}},
-        {"policy", {test_policy_parse, test_policy_default_text, test_policy_decide}},
+        {"policy", {test_policy_parse, test_policy_default_text, test_policy_decide, test_policy_model}},
         {"blas", {test_gemm_row_major, test_gemm_validity, test_symm_trmm_row_major, test_rank_k_row_major,
                   test_cblas_letters, test_scalar_zero}},
         {"log", {test_json_escape}},

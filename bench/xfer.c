@@ -1,0 +1,60 @@
+/* Throughput of the transfer engine (src/xfer.c) against a plain cudaMemcpy from pageable memory: one matrix
+ * of BYTES (default 1 GiB) from ordinary malloc'd memory to the device and back, best of REPEAT runs each.
+ * Linked with the library's objects, since the engine's functions are hidden in libgpushim.so.
+ * Usage: xfer [MiB [repeat]]; prints one JSON object. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/xfer.h"
+
+static double gbps(size_t bytes, uint64_t ns) { return (double)bytes / (double)ns; }
+
+int main(int argc, char **argv)
+{
+    size_t mib = argc > 1 ? strtoull(argv[1], NULL, 10) : 1024;
+    int repeat = argc > 2 ? atoi(argv[2]) : 5;
+    size_t bytes = mib << 20, width = (size_t)128 << 10, cols = bytes / width;
+    gs_init();
+    gs_call_t c = {.why = ""};
+    if (gs_gpu_acquire(&c) != GS_OK) {
+        fprintf(stderr, "xfer: no GPU: %s\n", c.why);
+        return 1;
+    }
+    char *dev, *host = malloc(bytes);
+    if (!host || gs_cuda.cudaMalloc((void **)&dev, bytes) != 0) {
+        fprintf(stderr, "xfer: cannot allocate %zu bytes\n", bytes);
+        return 1;
+    }
+    memset(host, 1, bytes);
+    gs_hreg_t h = {host, width, width, cols};
+    double best[4] = {0, 0, 0, 0};
+    for (int r = 0; r < repeat; r++) {
+        uint64_t t0 = gs_now_ns();
+        int rc = gs_xfer_put(&c, dev, width, &h);
+        rc |= gs_cuda.cudaStreamSynchronize(gs_cuda.up);
+        uint64_t t1 = gs_now_ns();
+        gs_xjob_t j = {0};
+        rc |= gs_xfer_get(&c, &j, &h, dev, width);
+        rc |= gs_xfer_finish(&c, &j);
+        uint64_t t2 = gs_now_ns();
+        rc |= gs_cuda.cudaMemcpy2DAsync(dev, width, host, width, width, cols, cudaMemcpyHostToDevice, gs_cuda.up);
+        rc |= gs_cuda.cudaStreamSynchronize(gs_cuda.up);
+        uint64_t t3 = gs_now_ns();
+        rc |= gs_cuda.cudaMemcpy2DAsync(host, width, dev, width, width, cols, cudaMemcpyDeviceToHost, gs_cuda.down);
+        rc |= gs_cuda.cudaStreamSynchronize(gs_cuda.down);
+        uint64_t t4 = gs_now_ns();
+        if (rc) {
+            fprintf(stderr, "xfer: copy failed: %s\n", c.why);
+            return 1;
+        }
+        double v[4] = {gbps(bytes, t1 - t0), gbps(bytes, t2 - t1), gbps(bytes, t3 - t2), gbps(bytes, t4 - t3)};
+        for (int i = 0; i < 4; i++)
+            best[i] = v[i] > best[i] ? v[i] : best[i];
+    }
+    printf("{\"bytes\": %zu, \"repeat\": %d, \"copy_threads\": %d, \"engine_h2d_gbps\": %.1f, "
+           "\"engine_d2h_gbps\": %.1f, \"pageable_h2d_gbps\": %.1f, \"pageable_d2h_gbps\": %.1f}\n",
+           bytes, repeat, gs.opt.copy_threads, best[0], best[1], best[2], best[3]);
+    gs_gpu_release();
+    return 0;
+}
