@@ -26,6 +26,7 @@
 #   CUDA_HOME [/usr/local/cuda] for lib64/libnvblas.so      GPUSHIM_LIB [build/libgpushim.so]
 #   NO_GPU [0]                  1: treat the machine as having no GPU (skip nvblas and cupy)
 #   RESULTS [bench/results]     where gemm.jsonl, gemm.md, gemm.svg and the gpushim logs go
+#   COMMIT [git's]              the commit to name in the report
 # Exit status 1 when a result failed its spot check (the report says which), 0 otherwise.
 set -eu
 cd "$(dirname "$0")/.."
@@ -121,8 +122,11 @@ fi
 
 # ---- the runs ---------------------------------------------------------------------------------------------
 [ "$APPEND" = 1 ] || : >"$RAW"
-COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || COMMIT="$COMMIT+dirty"
+# COMMIT may be given, for a copy of the tree whose .git is not the source's.
+if [ -z "${COMMIT:-}" ]; then
+    COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || COMMIT="$COMMIT+dirty"
+fi
 export PRECISIONS SIZES SHAPES MODES REPEAT BUDGET_S CPU_MAX_N NVBLAS_MAX_N
 GPU_NAME=$GPU_NAME COMMIT=$COMMIT "$PY" - >>"$RAW" <<'PY'
 import json, os, platform, time, numpy, scipy
