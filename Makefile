@@ -99,7 +99,7 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
-	$(B)/tests/threads $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer
+	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer
 tests: $(LIB) $(STANDIN) $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -126,6 +126,9 @@ $(B)/tests/nested: tests/progs/nested.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 -lm
 
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
+
+$(B)/tests/reuse: tests/progs/reuse.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
 
 $(B)/tests/threads: tests/progs/threads.c | $(B)/tests

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "hostreg.h"
 #include "xfer.h"
 
 /* Device memory kept between calls for operands, at most. */
@@ -203,6 +204,12 @@ static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
     GS_CUDA(c, cudaGetDevice, (&prev));
     if (prev != gs_cuda.device)
         GS_CUDA(c, cudaSetDevice, (gs_cuda.device));
+    /* Operands seen before are registered now, so that their copies skip staging. */
+    gs_operand_t o[3];
+    size_t es = gs_prec_size(p->prec);
+    for (int i = 0, n = gs_blas_operands(p, o); i < n; i++)
+        if (o[i].cols > 0)
+            gs_hostreg_use(o[i].host, ((size_t)o[i].ld * (size_t)(o[i].cols - 1) + (size_t)o[i].rows) * es);
     int rc = p->op == GS_OP_gemm ? gs_cuda_gemm(c, p) : gs_cuda_blas3_whole(c, p);
     if (rc != GS_OK) /* the log counts bytes of calls that ran on the GPU */
         c->bytes_h2d = c->bytes_d2h = 0;

@@ -195,6 +195,17 @@ static int gs_gemm_out_of_core(gs_call_t *c, gs_gemm_t *g)
 
 static size_t gs_round256(size_t b) { return (b + 255) & ~(size_t)255; }
 
+/* The tile's side along a dimension of length len, when the other dimension of C is other: t, or, when C
+ * is skinny (other < t), longer so that the tile keeps its area, but no longer than a quarter of len. */
+static int64_t gs_tile_side(int64_t t, int64_t len, int64_t other)
+{
+    if (gs.opt.tile == 0 && other < t) {
+        int64_t want = t * (t / other), quarter = ((len + 3) / 4 + 255) / 256 * 256;
+        t = want < quarter ? want : quarter > t ? quarter : t;
+    }
+    return gs_min64(t, len);
+}
+
 /* Chooses tile sizes and the plan, and takes the device memory. */
 static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g)
 {
@@ -204,7 +215,7 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g)
      * tiles of 1024 to 2048 (fastest on the H200 at n = 4096 to 16384, bench/RESULTS.md). */
     int64_t t = (big / 4 + 255) / 256 * 256;
     t = gs.opt.tile > 0 ? gs.opt.tile : t < 1024 ? 1024 : t > 2048 ? 2048 : t;
-    int64_t kb = p->k;
+    int64_t mb = gs_tile_side(t, p->m, p->n), nb = gs_tile_side(t, p->n, p->m), kb = p->k;
     if (p->k > 2 * big && p->k > t) /* slice a long k, so that computing starts before A and B are all in */
         kb = (p->k + 7) / 8 > t ? (p->k + 7) / 8 : t;
     size_t budget, es = g->es;
@@ -215,27 +226,25 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g)
                    gs_round256((size_t)p->m * (size_t)p->n * es);
     g->resident = whole <= budget;
     if (!g->resident) {
-        /* Two slots each of A, B and C blocks; shrink the larger of the tile and the slice until they fit. */
+        /* Two slots each of A, B and C blocks; halve the longest of the tile's sides and the slice until they
+         * fit. */
         for (;;) {
-            int64_t mb = gs_min64(t, p->m), nb = gs_min64(t, p->n), kk = gs_min64(kb, p->k);
-            g->slot_a = gs_round256((size_t)mb * (size_t)kk * es);
-            g->slot_b = gs_round256((size_t)kk * (size_t)nb * es);
+            g->slot_a = gs_round256((size_t)mb * (size_t)kb * es);
+            g->slot_b = gs_round256((size_t)kb * (size_t)nb * es);
             g->slot_c = gs_round256((size_t)mb * (size_t)nb * es);
             if (2 * (g->slot_a + g->slot_b + g->slot_c) <= budget)
                 break;
-            if (t <= 16 && kb <= 16) {
+            if (mb <= 16 && nb <= 16 && kb <= 16) {
                 gs_call_why(c, "gpu: even 16 x 16 tiles need more than the %zu bytes of device memory available",
                             budget);
                 return GS_ENOMEM;
             }
-            if (kb > t)
-                kb = (kb + 1) / 2;
-            else
-                t = (t + 1) / 2;
+            int64_t *longest = kb >= mb && kb >= nb ? &kb : mb >= nb ? &mb : &nb;
+            *longest = (*longest + 1) / 2;
         }
     }
-    g->mb = gs_min64(t, p->m);
-    g->nb = gs_min64(t, p->n);
+    g->mb = mb;
+    g->nb = nb;
     g->kb = gs_min64(kb, p->k);
     g->mt = gs_ceil(p->m, g->mb);
     g->nt = gs_ceil(p->n, g->nb);

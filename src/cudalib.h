@@ -14,7 +14,7 @@
     X(cudaGetDeviceCount) X(cudaGetDevice) X(cudaSetDevice) X(cudaMalloc) X(cudaFree) X(cudaMemcpy2DAsync) \
     X(cudaStreamCreateWithFlags) X(cudaStreamSynchronize) X(cudaDeviceSynchronize) X(cudaGetErrorString) \
     X(cudaMemGetInfo) X(cudaHostAlloc) X(cudaFreeHost) X(cudaEventCreateWithFlags) X(cudaEventRecord) \
-    X(cudaEventSynchronize) X(cudaStreamWaitEvent)
+    X(cudaEventSynchronize) X(cudaStreamWaitEvent) X(cudaHostRegister) X(cudaHostUnregister)
 #define GS_CUBLAS_FUNCS(X) X(cublasCreate_v2) X(cublasSetStream_v2) X(cublasGetStatusString)
 
 /* Events that order the streams.  Each is recorded and waited for at once, so one event per kind of edge

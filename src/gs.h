@@ -96,6 +96,7 @@ typedef struct {
     double pinned;           /* GPUSHIM_PINNED: bytes of pinned host memory held for staging */
     double device_memory;    /* GPUSHIM_DEVICE_MEMORY: most device bytes one call uses, or < 0 when unset */
     int tile;                /* GPUSHIM_TILE: GEMM tile size in rows and columns; 0: automatic */
+    double registered;       /* GPUSHIM_REGISTERED: most bytes of user memory kept registered with CUDA */
 } gs_options_t;
 
 /* Reads the environment into o; reports each invalid value once on stderr and keeps the default. */

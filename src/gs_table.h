@@ -29,4 +29,7 @@
  *     #define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(X, ID, P, name)
  *     #include "routines.def"
  *     #undef GS_ROUTINE                                                                                   */
+/* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
+#define GS_MEMORY_HOOKS(X) X(free) X(realloc) X(munmap) X(mremap) X(madvise) X(mmap)
+
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gs.h"
+#include "hostreg.h"
 
 gs_state_t gs = {
     .log_fd = -1,
@@ -31,6 +31,7 @@ uint64_t gs_now_ns(void)
 static void gs_atfork_child(void)
 {
     gs_gpu_atfork_child();
+    gs_hostreg_atfork_child();
     gs_counters_reset();
     pthread_mutex_init(&gs.log_lock, NULL);
     if (gs.opt.log && strstr(gs.opt.log, "%p"))

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hostreg.h"
 #include "xfer.h"
 
 #define GS_XFER_MAXBUF 64
@@ -336,7 +337,7 @@ int gs_xfer_put(gs_call_t *c, char *dev, size_t dpitch, const gs_hreg_t *h)
     if (h->width == 0 || h->cols == 0)
         return GS_OK;
     c->bytes_h2d += h->width * h->cols;
-    if (gs_xfer.state < 0) {
+    if (gs_xfer.state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
         GS_CUDA(c, cudaMemcpy2DAsync, (dev, dpitch, h->host, h->ld, h->width, h->cols, cudaMemcpyHostToDevice,
                                        gs_cuda.up));
         return GS_OK;
@@ -356,7 +357,8 @@ int gs_xfer_get(gs_call_t *c, gs_xjob_t *j, const gs_hreg_t *h, const char *dev,
     if (h->width == 0 || h->cols == 0)
         return GS_OK;
     c->bytes_d2h += h->width * h->cols;
-    if (gs_xfer.state < 0) {
+    if (gs_xfer.state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
+        j->direct = true;
         GS_CUDA(c, cudaMemcpy2DAsync, (h->host, h->ld, dev, dpitch, h->width, h->cols, cudaMemcpyDeviceToHost,
                                        gs_cuda.down));
         return GS_OK;
@@ -386,10 +388,8 @@ int gs_xfer_get(gs_call_t *c, gs_xjob_t *j, const gs_hreg_t *h, const char *dev,
 
 int gs_xfer_finish(gs_call_t *c, gs_xjob_t *j)
 {
-    if (gs_xfer.state < 0) {
-        GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.down));
-        return GS_OK;
-    }
+    if (gs_xfer.state < 0)
+        j->direct = true;
     /* The calling thread copies too while it waits: one more pair of hands. */
     pthread_mutex_lock(&gs_xfer.lock);
     while (j->pending > 0) {
@@ -401,5 +401,10 @@ int gs_xfer_finish(gs_call_t *c, gs_xjob_t *j)
     pthread_mutex_unlock(&gs_xfer.lock);
     if (j->err != GS_OK)
         gs_call_why(c, "%s", j->why);
+    /* Direct downloads must have landed, or failed, before the call returns, on error paths too: the CPU
+     * may be about to write the same memory. */
+    int st = j->direct ? gs_cuda.cudaStreamSynchronize(gs_cuda.down) : 0;
+    if (st != 0 && j->err == GS_OK)
+        return gs_cuda_error(c, "cudaStreamSynchronize", st, __FILE__, __LINE__);
     return j->err;
 }

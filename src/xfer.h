@@ -17,6 +17,7 @@ typedef struct {
 typedef struct {
     int pending; /* tasks not yet done; guarded by the engine's lock */
     int err;     /* first error of a task, GS_OK if none; guarded by the engine's lock */
+    bool direct; /* a download went straight into registered or pageable memory: sync the stream */
     char why[200];
 } gs_xjob_t;
 
@@ -24,9 +25,17 @@ typedef struct {
  * cannot be had, the engine copies directly from pageable memory instead (slower, still correct). */
 GS_HIDDEN int gs_xfer_start(gs_call_t *c);
 
-/* Copies region h to dev (dpitch bytes between columns) on the upload stream.  Returns once every byte of
- * h has been read from host memory and the copies are queued; the caller orders later work after them with
- * GS_EV_UP.  Adds the bytes to c->bytes_h2d. */
+/* Bytes from the first to the last byte of region h. */
+static inline size_t gs_hreg_extent(const gs_hreg_t *h)
+{
+    return h->cols ? h->ld * (h->cols - 1) + h->width : 0;
+}
+
+/* Copies region h to dev (dpitch bytes between columns) on the upload stream.  Returns once the copies are
+ * queued and every byte of h has been read, except from registered memory (hostreg.h), which the copy
+ * engine reads later, straight from h: the caller must not return before the upload stream has passed
+ * them (every upload is followed by computation that a download or a synchronisation waits for).  The
+ * caller orders later work after the copies with GS_EV_UP.  Adds the bytes to c->bytes_h2d. */
 GS_HIDDEN int gs_xfer_put(gs_call_t *c, char *dev, size_t dpitch, const gs_hreg_t *h);
 
 /* Queues a copy of dev to region h on the download stream (after whatever the caller made that stream wait

@@ -55,6 +55,15 @@ for v in GPUSHIM_TILE=64 GPUSHIM_DEVICE_MEMORY=300k; do
     fi
 done
 
+# 1c. Operands used again (registered), then freed, unmapped or remapped with new contents at the same address.
+$T/reuse $OUT/reuse.ref
+GPUSHIM_LOG=$OUT/reuse.log shim $T/reuse $OUT/reuse.gpu
+if $T/blas_cmp $OUT/reuse.ref $OUT/reuse.gpu && [ "$(count $OUT/reuse.log -- where=gpu)" = 21 ]; then
+    ok "registered operands freed, unmapped, remapped: results equal"
+else
+    bad "registered operands freed, unmapped, remapped"
+fi
+
 # 2. NumPy and SciPy as installed.
 $PY tests/py/blas_numpy.py $OUT/py_ref.npz >/dev/null
 GPUSHIM_LOG=$OUT/py.log shim $PY tests/py/blas_numpy.py $OUT/py_gpu.npz >/dev/null
