@@ -207,6 +207,7 @@ static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
     /* Operands seen before are registered now, so that their copies skip staging. */
     gs_operand_t o[3];
     size_t es = gs_prec_size(p->prec);
+    gs_hostreg_call();
     for (int i = 0, n = gs_blas_operands(p, o); i < n; i++)
         if (o[i].cols > 0)
             gs_hostreg_use(o[i].host, ((size_t)o[i].ld * (size_t)(o[i].cols - 1) + (size_t)o[i].rows) * es);

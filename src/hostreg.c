@@ -30,12 +30,13 @@ typedef struct {
     uintptr_t lo, hi;
     gs_rstate_t state;
     uint64_t used; /* clock of the last use */
+    uint64_t call; /* the call of the last use */
 } gs_range_t;
 
 static struct {
     pthread_mutex_t lock; /* guards the table, clock and bytes; never held across a CUDA call */
     gs_range_t r[GS_REG_SLOTS];
-    uint64_t clock;
+    uint64_t clock, call;
     size_t bytes;           /* registered or being registered */
     atomic_uintptr_t lo, hi; /* bounds of every tracked range, for the hooks' fast path; hi = 0 when none */
     atomic_int usable;      /* 0 untested, 1 the hooks see every free, -1 they may not */
@@ -187,14 +188,24 @@ static bool gs_reg_hooks_first(void)
     return u > 0;
 }
 
-/* The least recently used live range, or NULL. */
+/* The least recently used live range that the current call does not use, or NULL: operands of one call
+ * never evict each other, so a call whose operands exceed the budget keeps the first registered rather than
+ * registering each in turn on every call. */
 static gs_range_t *gs_reg_lru(void)
 {
     gs_range_t *best = NULL;
     for (int i = 0; i < GS_REG_SLOTS; i++)
-        if (gs_reg.r[i].state == GS_RS_LIVE && (!best || gs_reg.r[i].used < best->used))
+        if (gs_reg.r[i].state == GS_RS_LIVE && gs_reg.r[i].call != gs_reg.call &&
+            (!best || gs_reg.r[i].used < best->used))
             best = &gs_reg.r[i];
     return best;
+}
+
+void gs_hostreg_call(void)
+{
+    pthread_mutex_lock(&gs_reg.lock);
+    gs_reg.call++;
+    pthread_mutex_unlock(&gs_reg.lock);
 }
 
 void gs_hostreg_use(const void *p, size_t bytes)
@@ -209,6 +220,7 @@ void gs_hostreg_use(const void *p, size_t bytes)
         gs_range_t *r = &gs_reg.r[i];
         if (r->state == GS_RS_LIVE && lo >= r->lo && hi <= r->hi) {
             r->used = ++gs_reg.clock;
+            r->call = gs_reg.call;
             pthread_mutex_unlock(&gs_reg.lock);
             return;
         }
@@ -221,12 +233,21 @@ void gs_hostreg_use(const void *p, size_t bytes)
     }
     if (!seen || seen->state == GS_RS_REFUSED) {
         if (!seen && slot)
-            *slot = (gs_range_t){lo, hi, GS_RS_SEEN, ++gs_reg.clock};
+            *slot = (gs_range_t){lo, hi, GS_RS_SEEN, ++gs_reg.clock, gs_reg.call};
         gs_reg_bounds();
         pthread_mutex_unlock(&gs_reg.lock);
         return;
     }
-    /* Seen before: register, making room by dropping the least recently used. */
+    /* Seen before: register, making room by dropping the least recently used, if that can make room. */
+    size_t evictable = 0;
+    for (int i = 0; i < GS_REG_SLOTS; i++)
+        if (gs_reg.r[i].state == GS_RS_LIVE && gs_reg.r[i].call != gs_reg.call)
+            evictable += gs_reg.r[i].hi - gs_reg.r[i].lo;
+    if ((double)(gs_reg.bytes - evictable + bytes) > budget) {
+        seen->used = ++gs_reg.clock;
+        pthread_mutex_unlock(&gs_reg.lock);
+        return;
+    }
     uintptr_t drop[GS_REG_SLOTS];
     int n = 0;
     gs_range_t *old;
@@ -235,6 +256,7 @@ void gs_hostreg_use(const void *p, size_t bytes)
         gs_reg.bytes -= old->hi - old->lo;
         old->state = GS_RS_FREE;
     }
+    seen->call = gs_reg.call;
     seen->state = GS_RS_REGISTERING;
     gs_reg.bytes += bytes;
     gs_reg_bounds();

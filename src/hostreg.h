@@ -8,6 +8,9 @@
 
 #include "gs.h"
 
+/* A new call begins: its operands are about to be passed to gs_hostreg_use.  With the GPU lock held. */
+GS_HIDDEN void gs_hostreg_call(void);
+
 /* A call is about to copy the operand at [p, p + bytes): registers it if it was seen before, is large and
  * fits GPUSHIM_REGISTERED (evicting the least recently used).  With the GPU lock held. */
 GS_HIDDEN void gs_hostreg_use(const void *p, size_t bytes);

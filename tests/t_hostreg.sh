@@ -15,6 +15,10 @@ check "no bad pointer, nothing left queued" test "$(standin violations)/$(standi
 check "registered on the second use, dropped when the memory changed hands (10 made, 3 alive at exit)" \
     test "$(standin registers)/$(standin registered_live)" = 10/3
 standin_reset
+shim GPUSHIM_OFFLOAD=always GPUSHIM_REGISTERED=40M $P $W/small.bin
+check "GPUSHIM_REGISTERED=40M: results equal, at most one 32 MiB buffer registered at exit" \
+    sh -c "$T/blas_cmp $W/ref.bin $W/small.bin && [ $(standin registers) -gt 0 ] && [ $(standin registered_live) -le 1 ]"
+standin_reset
 shim GPUSHIM_OFFLOAD=always GPUSHIM_REGISTERED=0 $P $W/none.bin
 check "GPUSHIM_REGISTERED=0: nothing registered, results equal" \
     sh -c "$T/blas_cmp $W/ref.bin $W/none.bin && [ $(standin registers) = 0 ]"
