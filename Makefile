@@ -19,7 +19,7 @@ MAP := $(B)/gpushim.map
 
 STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -30,6 +30,7 @@ help:
 	@echo "make check-gpu      on a GPU machine: the same programs against the real CUDA libraries"
 	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
+	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
 	@echo "make install PREFIX=DIR   install the library, header, scripts and man pages"
 
 # ---- the library -----------------------------------------------------------------------------------------
@@ -171,6 +172,9 @@ bench: $(LIB)
 
 bench-gemm: $(LIB)
 	bench/gemm.sh
+
+bench-l3: $(LIB)
+	bench/l3.sh
 
 # ---- installing --------------------------------------------------------------------------------------------
 SCRIPTS := $(wildcard scripts/gpushim-*)
