@@ -52,7 +52,7 @@ static struct {
     pthread_cond_t freed; /* a buffer came back */
     pthread_cond_t done;  /* a job's pending count reached 0 */
     int state;            /* 0 not started, 1 staging, -1 direct copies; written under the GPU lock */
-    int nthreads, nbuf;   /* written once at start */
+    int nthreads;         /* copy threads; written once at start */
     size_t chunk;         /* bytes per buffer; written once at start */
     gs_stage_t buf[GS_XFER_MAXBUF];
     gs_stage_t *free[GS_XFER_MAXBUF];
@@ -201,37 +201,39 @@ static void *gs_xfer_waiter(void *arg)
 }
 
 /* Falls back to direct copies, telling the user once why. */
-static int gs_xfer_direct(const char *why)
+static void gs_xfer_direct(const char *why)
 {
     if (!gs.opt.quiet)
         gs_msg("%s; copying from pageable memory instead (slower)", why);
     gs_xfer.state = -1;
-    return GS_OK;
 }
 
-int gs_xfer_start(gs_call_t *c)
+void gs_xfer_start(void)
 {
-    (void)c;
     if (gs_xfer.state != 0)
-        return GS_OK;
+        return;
     size_t pinned = gs.opt.pinned > 1e15 ? (size_t)1e15 : (size_t)gs.opt.pinned;
     int nbuf = (int)(pinned / GS_XFER_CHUNK);
     nbuf = nbuf < 4 ? 4 : nbuf > GS_XFER_MAXBUF ? GS_XFER_MAXBUF : nbuf;
     size_t chunk = pinned / (size_t)nbuf & ~(size_t)0xffff;
-    if (chunk == 0)
-        return gs_xfer_direct("GPUSHIM_PINNED is less than 256 KiB");
+    if (chunk == 0) {
+        gs_xfer_direct("GPUSHIM_PINNED is less than 256 KiB");
+        return;
+    }
     char *mem;
     if (gs_cuda.cudaHostAlloc((void **)&mem, chunk * (size_t)nbuf, cudaHostAllocPortable) != 0) {
         char why[160];
         snprintf(why, sizeof why, "cannot allocate %zu bytes of pinned memory (GPUSHIM_PINNED)",
                  chunk * (size_t)nbuf);
-        return gs_xfer_direct(why);
+        gs_xfer_direct(why);
+        return;
     }
     for (int i = 0; i < nbuf; i++) {
         gs_xfer.buf[i].p = mem + (size_t)i * chunk;
         if (gs_cuda.cudaEventCreateWithFlags(&gs_xfer.buf[i].ev, cudaEventDisableTiming) != 0) {
             gs_cuda.cudaFreeHost(mem); /* the events made so far are small and stay */
-            return gs_xfer_direct("cannot create CUDA events for staging");
+            gs_xfer_direct("cannot create CUDA events for staging");
+            return;
         }
         gs_xfer.free[i] = &gs_xfer.buf[i];
     }
@@ -253,13 +255,13 @@ int gs_xfer_start(gs_call_t *c)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (made <= 0) { /* a waiter without copy threads is harmless: it only ever sees an empty queue */
         gs_cuda.cudaFreeHost(mem);
-        return gs_xfer_direct("cannot start copy threads");
+        gs_xfer_direct("cannot start copy threads");
+        return;
     }
     gs_xfer.nthreads = made;
-    gs_xfer.nbuf = gs_xfer.nfree = nbuf;
+    gs_xfer.nfree = nbuf;
     gs_xfer.chunk = chunk;
     gs_xfer.state = 1;
-    return GS_OK;
 }
 
 /* Pieces of a region: whole columns when a column fits a piece, else parts of one column. */

@@ -21,9 +21,10 @@ typedef struct {
     char why[200];
 } gs_xjob_t;
 
-/* Starts the engine on first use (threads, staging buffers); with the GPU lock held.  When pinned memory
- * cannot be had, the engine copies directly from pageable memory instead (slower, still correct). */
-GS_HIDDEN int gs_xfer_start(gs_call_t *c);
+/* Starts the engine at bring-up (threads, staging buffers); with the GPU lock held.  When pinned memory or
+ * threads cannot be had, the engine copies directly from pageable memory instead (slower, still correct),
+ * after one notice. */
+GS_HIDDEN void gs_xfer_start(void);
 
 /* Bytes from the first to the last byte of region h. */
 static inline size_t gs_hreg_extent(const gs_hreg_t *h)
