@@ -146,6 +146,7 @@ class Report:
         self.wrong = []  # (dtype, tool, mode, case, err, tol)
         self.checked = 0
         self.policy = []  # (ratio, tool, dtype, case, against forced only)
+        self.choice = []  # (ratio of the chosen side's own time, tool, dtype, case)
 
     def note(self, text):
         return self.notes.setdefault(text, len(self.notes) + 1)
@@ -184,6 +185,13 @@ class Report:
         ref = min(t for t in (cpu, forced) if t is not None)
         x = auto / ref
         self.policy.append((x, tool, dtype, case, cpu is None))
+        # The choice alone: when the log shows every call of the case on one side, that side's time as the cpu
+        # or forced process measured it, free of the spread between processes running the same path.
+        rec = self.res.cells.get((tool, "gpushim-auto", dtype) + case)
+        w = self.res.where(rec) if rec else None
+        side = forced if w and w[1] and w[0] == w[1] else cpu if w and w[1] and w[0] == 0 else auto
+        if side is not None:
+            self.choice.append((side / ref, tool, dtype, case))
         text = f"{x:.2f}"
         if cpu is None:
             text += f" ({self.note('cpu not measured at this size: the ratio is against forced only')})"
@@ -262,6 +270,13 @@ class Report:
                 measured += " ..." if len(over) > 8 else ""
         rows.append((f"default policy <= {POLICY_LIMIT} x min(cpu, forced) at every size and shape",
                      measured if self.policy else "not measured", verdict(None if not self.policy else not over)))
+        over = sorted((x for x in self.choice if x[0] > POLICY_LIMIT), reverse=True)
+        rows.append((f"the policy's choice: the side it took, as the cpu or forced run measured it, <= {POLICY_LIMIT} x "
+                     "min(cpu, forced)",
+                     (f"{len(over)} of {len(self.choice)} cases over: " +
+                      ", ".join(f"{TOOLS[t]} {d} {'x'.join(map(str, c))} {x:.2f}" for x, t, d, c in over[:8])
+                      if over else f"all {len(self.choice)} cases within") if self.choice else "not measured",
+                     verdict(None if not self.choice else not over)))
         rows.append(("every result passes its spot check",
                      f"{len(self.wrong)} wrong of {self.checked} checked",
                      "PASS" if not self.wrong else "**FAIL**"))
