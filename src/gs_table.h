@@ -30,6 +30,7 @@
  *     #include "routines.def"
  *     #undef GS_ROUTINE                                                                                   */
 /* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
-#define GS_MEMORY_HOOKS(X) X(free) X(realloc) X(munmap) X(mremap) X(madvise) X(mmap)
+#define GS_MEMORY_HOOKS(X) \
+    X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mmap) X(mmap64)
 
 #endif

@@ -132,6 +132,14 @@ GS_EXPORT void *realloc(void *p, size_t n)
     return GS_REAL(realloc)(p, n);
 }
 
+/* glibc's reallocarray calls its realloc internally, out of sight of the hook above. */
+GS_EXPORT void *reallocarray(void *p, size_t n, size_t size)
+{
+    if (p && (uintptr_t)p < atomic_load_explicit(&gs_reg.hi, memory_order_relaxed))
+        gs_reg_forget((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p));
+    return GS_REAL(reallocarray)(p, n, size);
+}
+
 GS_EXPORT int munmap(void *p, size_t n)
 {
     gs_reg_forget((uintptr_t)p, (uintptr_t)p + n);
@@ -170,6 +178,13 @@ GS_EXPORT void *mmap(void *p, size_t n, int prot, int flags, int fd, off_t off)
     if (flags & MAP_FIXED) /* replaces whatever was mapped there */
         gs_reg_forget((uintptr_t)p, (uintptr_t)p + n);
     return GS_REAL(mmap)(p, n, prot, flags, fd, off);
+}
+
+GS_EXPORT void *mmap64(void *p, size_t n, int prot, int flags, int fd, off64_t off)
+{
+    if (flags & MAP_FIXED)
+        gs_reg_forget((uintptr_t)p, (uintptr_t)p + n);
+    return GS_REAL(mmap64)(p, n, prot, flags, fd, off);
 }
 
 /* True when every memory function a program calls reaches the hooks above. */

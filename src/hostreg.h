@@ -1,7 +1,7 @@
 /* Host buffers used again, registered with CUDA (page-locked where they are) so that the copy engines read
  * and write them directly at the link's full speed, without staging.  A registration pins the physical pages
  * behind an address range; if the program unmaps or remaps that range (free, realloc, munmap, mremap,
- * madvise, mmap over it), the same addresses get other pages, and a copy through the old registration would
+ * madvise, mmap over it, ...), the same addresses get other pages, and a copy through the old registration would
  * move stale data.  So those calls are interposed: each first drops every registration it touches. */
 #ifndef GS_HOSTREG_H
 #define GS_HOSTREG_H

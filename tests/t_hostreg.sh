@@ -6,14 +6,14 @@ $P $W/ref.bin
 standin_reset
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/reuse.log $P $W/gpu.bin
 check "results equal, every step on the GPU" \
-    sh -c "$T/blas_cmp $W/ref.bin $W/gpu.bin && [ $(count $W/reuse.log -- where=gpu) = 21 ]"
+    sh -c "$T/blas_cmp $W/ref.bin $W/gpu.bin && [ $(count $W/reuse.log -- where=gpu) = 23 ]"
 check "no bad pointer, nothing left queued" test "$(standin violations)/$(standin unfinished)" = 0/0
-# tests/progs/reuse.c registers C, the first A, the A after free, the one after realloc, the mapping, the
-# mapping again after munmap, after mmap over it, after madvise, the second mapping, and the remapped one:
-# 10, of which C, the reallocated A and the last mapping are still registered at exit.  A hook that failed
+# tests/progs/reuse.c registers C, the first A, the A after free, after realloc, after reallocarray, the
+# mapping, the mapping again after munmap, after mmap over it, after madvise, the second mapping, and the
+# remapped one: 11, of which C, the last A and the last mapping are still registered at exit.  A hook that failed
 # to drop a registration would leave more alive, and make the next registration at that address fail.
-check "registered on the second use, dropped when the memory changed hands (10 made, 3 alive at exit)" \
-    test "$(standin registers)/$(standin registered_live)" = 10/3
+check "registered on the second use, dropped when the memory changed hands (11 made, 3 alive at exit)" \
+    test "$(standin registers)/$(standin registered_live)" = 11/3
 standin_reset
 shim GPUSHIM_OFFLOAD=always GPUSHIM_REGISTERED=40M $P $W/small.bin
 check "GPUSHIM_REGISTERED=40M: results equal, at most one 32 MiB buffer registered at exit" \

@@ -58,7 +58,7 @@ done
 # 1c. Operands used again (registered), then freed, unmapped or remapped with new contents at the same address.
 $T/reuse $OUT/reuse.ref
 GPUSHIM_LOG=$OUT/reuse.log shim $T/reuse $OUT/reuse.gpu
-if $T/blas_cmp $OUT/reuse.ref $OUT/reuse.gpu && [ "$(count $OUT/reuse.log -- where=gpu)" = 21 ]; then
+if $T/blas_cmp $OUT/reuse.ref $OUT/reuse.gpu && [ "$(count $OUT/reuse.log -- where=gpu)" = 23 ]; then
     ok "registered operands freed, unmapped, remapped: results equal"
 else
     bad "registered operands freed, unmapped, remapped"

@@ -1,4 +1,4 @@
-/* Operands used again, then freed, unmapped or remapped and given new contents at the same address: the
+/* Operands used again, then freed, reallocated, unmapped or remapped and given new contents at the same address: the
  * hazards of host registration (src/hostreg.c).  Each step is a tall, skinny dgemm_ whose A and C are 32 MiB,
  * large enough to be registered on their second use; its C is written to the results file, which blas_cmp
  * compares with a run without the shim.  On a GPU, a registration that outlived its pages would copy stale
@@ -57,6 +57,10 @@ int main(int argc, char **argv)
     fill(a, M, 3);
     product("reallocated", a, c);
     product("reallocated, used again", a, c);
+    a = reallocarray(a, M + 1024, sizeof(double));
+    fill(a, M, 10);
+    product("reallocarray", a, c);
+    product("reallocarray, used again", a, c);
 
     double *m = map(NULL);
     fill(m, M, 4);
