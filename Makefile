@@ -100,7 +100,8 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
-	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer
+	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
+	$(B)/tests/coherence
 tests: $(LIB) $(STANDIN) $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -137,6 +138,9 @@ $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 
 $(B)/tests/overhead: bench/overhead.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas -ldl
+
+$(B)/tests/coherence: bench/coherence.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lpthread
 
 $(B)/tests/xfer: bench/xfer.c $(LIB_OBJS) | $(B)/tests
 	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) -O2 $< $(LIB_OBJS) -o $@ -ldl -lpthread -lm
