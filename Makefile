@@ -100,7 +100,7 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
-	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
+	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/coherence
 tests: $(LIB) $(STANDIN) $(B)/standin/selftest $(TEST_PROGS)
 
@@ -132,6 +132,9 @@ $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 
 $(B)/tests/reuse: tests/progs/reuse.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
+
+$(B)/tests/libotherfree.so: tests/progs/otherfree.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $< -o $@ -ldl
 
 $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread

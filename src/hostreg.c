@@ -187,6 +187,15 @@ GS_EXPORT void *mmap64(void *p, size_t n, int prot, int flags, int fd, off64_t o
     return GS_REAL(mmap64)(p, n, prot, flags, fd, off);
 }
 
+/* True when the global scope's definition of name is this library's own.  (Comparing with the address of
+ * the hook would not do: an exported function's address is itself taken through the global scope.) */
+static bool gs_reg_ours(const char *name)
+{
+    Dl_info global, self;
+    void *f = dlsym(RTLD_DEFAULT, name);
+    return f && dladdr(f, &global) && dladdr((void *)gs_reg_ours, &self) && global.dli_fbase == self.dli_fbase;
+}
+
 /* True when every memory function a program calls reaches the hooks above. */
 static bool gs_reg_hooks_first(void)
 {
@@ -194,7 +203,7 @@ static bool gs_reg_hooks_first(void)
     if (u == 0) {
         u = 1;
 #define GS_X_CHECK(f) \
-    if (dlsym(RTLD_DEFAULT, #f) != (void *)f) \
+    if (!gs_reg_ours(#f)) \
         u = -1;
         GS_MEMORY_HOOKS(GS_X_CHECK)
 #undef GS_X_CHECK

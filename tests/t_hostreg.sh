@@ -19,6 +19,11 @@ shim GPUSHIM_OFFLOAD=always GPUSHIM_REGISTERED=40M $P $W/small.bin
 check "GPUSHIM_REGISTERED=40M: results equal, at most one 32 MiB buffer registered at exit" \
     sh -c "$T/blas_cmp $W/ref.bin $W/small.bin && [ $(standin registers) -gt 0 ] && [ $(standin registered_live) -le 1 ]"
 standin_reset
+env LD_PRELOAD="$T/libotherfree.so $LIB" GPUSHIM_CUDA_LIBDIR="$SI" GS_STANDIN_REPORT="$REPORT" GPUSHIM_OFFLOAD=always \
+    $P $W/other.bin
+check "another free ahead of the shim's: nothing registered, results equal" \
+    sh -c "$T/blas_cmp $W/ref.bin $W/other.bin && [ $(standin registers) = 0 ]"
+standin_reset
 shim GPUSHIM_OFFLOAD=always GPUSHIM_REGISTERED=0 $P $W/none.bin
 check "GPUSHIM_REGISTERED=0: nothing registered, results equal" \
     sh -c "$T/blas_cmp $W/ref.bin $W/none.bin && [ $(standin registers) = 0 ]"
