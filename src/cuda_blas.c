@@ -152,15 +152,19 @@ int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const void *beta_in,
     return GS_OK;
 }
 
-/* Any Level-3 routine in one piece: every operand copied in whole, computed, the output copied back. */
-static int gs_cuda_blas3_whole(gs_call_t *c, const gs_blas_t *p)
+/* Operand o as the transfer engine sees it. */
+static gs_hreg_t gs_operand_hreg(const gs_operand_t *o, size_t es)
 {
-    gs_operand_t o[3];
-    int n = gs_blas_operands(p, o);
+    return (gs_hreg_t){(char *)o->host, (size_t)o->rows * es, (size_t)o->ld * es, (size_t)o->cols};
+}
+
+/* Any Level-3 routine in one piece: its n operands o copied in whole, computed, the output copied back. */
+static int gs_cuda_blas3_whole(gs_call_t *c, const gs_blas_t *p, const gs_operand_t *o, int n)
+{
     size_t es = gs_prec_size(p->prec), off[3], total = 0;
     for (int i = 0; i < n; i++) {
         off[i] = total;
-        total += ((size_t)o[i].rows * (size_t)o[i].cols * es + 255) & ~(size_t)255;
+        total += gs_round256((size_t)o[i].rows * (size_t)o[i].cols * es);
     }
     size_t budget;
     int rc = gs_cuda_budget(c, &budget);
@@ -174,11 +178,12 @@ static int gs_cuda_blas3_whole(gs_call_t *c, const gs_blas_t *p)
         return rc;
     char *d[3] = {NULL, NULL, NULL};
     int64_t ld[3] = {1, 1, 1};
+    gs_hreg_t h[3];
     for (int i = 0; i < n; i++) {
         d[i] = gs_cuda.scratch + off[i];
         ld[i] = o[i].rows > 0 ? o[i].rows : 1;
-        gs_hreg_t h = {(char *)o[i].host, (size_t)o[i].rows * es, (size_t)o[i].ld * es, (size_t)o[i].cols};
-        if (o[i].in && (rc = gs_xfer_put(c, d[i], (size_t)ld[i] * es, &h)) != GS_OK)
+        h[i] = gs_operand_hreg(&o[i], es);
+        if (o[i].in && (rc = gs_xfer_put(c, d[i], (size_t)ld[i] * es, &h[i])) != GS_OK)
             return rc;
     }
     GS_CUDA(c, cudaEventRecord, (gs_cuda.ev[GS_EV_UP], gs_cuda.up));
@@ -188,11 +193,9 @@ static int gs_cuda_blas3_whole(gs_call_t *c, const gs_blas_t *p)
     /* Nothing is written to user memory before the computation is known to have succeeded. */
     GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
     gs_xjob_t j = {0};
-    for (int i = 0; i < n && rc == GS_OK; i++) {
-        gs_hreg_t h = {(char *)o[i].host, (size_t)o[i].rows * es, (size_t)o[i].ld * es, (size_t)o[i].cols};
+    for (int i = 0; i < n && rc == GS_OK; i++)
         if (o[i].out)
-            rc = gs_xfer_get(c, &j, &h, d[i], (size_t)ld[i] * es);
-    }
+            rc = gs_xfer_get(c, &j, &h[i], d[i], (size_t)ld[i] * es);
     int rc2 = gs_xfer_finish(c, &j);
     return rc != GS_OK ? rc : rc2;
 }
@@ -207,12 +210,13 @@ static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
         GS_CUDA(c, cudaSetDevice, (gs_cuda.device));
     /* Operands seen before are registered now, so that their copies skip staging. */
     gs_operand_t o[3];
-    size_t es = gs_prec_size(p->prec);
+    int n = gs_blas_operands(p, o);
     gs_hostreg_call();
-    for (int i = 0, n = gs_blas_operands(p, o); i < n; i++)
-        if (o[i].cols > 0)
-            gs_hostreg_use(o[i].host, ((size_t)o[i].ld * (size_t)(o[i].cols - 1) + (size_t)o[i].rows) * es);
-    int rc = p->op == GS_OP_gemm ? gs_cuda_gemm(c, p) : gs_cuda_blas3_whole(c, p);
+    for (int i = 0; i < n; i++) {
+        gs_hreg_t h = gs_operand_hreg(&o[i], gs_prec_size(p->prec));
+        gs_hostreg_use(h.host, gs_hreg_extent(&h));
+    }
+    int rc = p->op == GS_OP_gemm ? gs_cuda_gemm(c, p) : gs_cuda_blas3_whole(c, p, o, n);
     if (rc != GS_OK) /* the log counts bytes of calls that ran on the GPU */
         c->bytes_h2d = c->bytes_d2h = 0;
     if (gs_cuda.scratch_size > GS_SCRATCH_KEEP || rc == GS_ENOMEM)

@@ -20,7 +20,7 @@ typedef struct {
     bool resident, read_c;       /* plan; beta != 0 */
     int64_t mb, nb, kb, mt, nt, kt;
     char *da, *db, *dc;          /* device: whole matrices (resident) or two slots each */
-    size_t slot_a, slot_b, slot_c; /* bytes per slot (out of core) */
+    size_t slot_a, slot_b, slot_c; /* bytes per slot: a whole matrix when resident */
     _Alignas(16) unsigned char one[16]; /* beta = 1 in the routine's precision, for the later k slices */
     gs_xjob_t job;               /* the downloads of C */
 } gs_gemm_t;
@@ -62,7 +62,7 @@ static gs_block_t gs_gemm_a(const gs_gemm_t *g, int64_t i, int64_t l, int q)
     const gs_blas_t *p = g->p;
     int64_t i0 = i * g->mb, l0 = l * g->kb;
     return gs_gemm_op_block(g, p->a, p->lda, g->ta, i0, gs_min64(g->mb, p->m - i0), l0, gs_min64(g->kb, p->k - l0),
-                            g->resident ? g->da : g->da + (size_t)q * g->slot_a,
+                            g->da + (size_t)q * g->slot_a,
                             g->resident ? (g->ta ? p->k : p->m) : (g->ta ? g->kb : g->mb));
 }
 
@@ -71,7 +71,7 @@ static gs_block_t gs_gemm_b(const gs_gemm_t *g, int64_t l, int64_t j, int q)
     const gs_blas_t *p = g->p;
     int64_t j0 = j * g->nb, l0 = l * g->kb;
     return gs_gemm_op_block(g, p->b, p->ldb, g->tb, l0, gs_min64(g->kb, p->k - l0), j0, gs_min64(g->nb, p->n - j0),
-                            g->resident ? g->db : g->db + (size_t)q * g->slot_b,
+                            g->db + (size_t)q * g->slot_b,
                             g->resident ? (g->tb ? p->n : p->k) : (g->tb ? g->nb : g->kb));
 }
 
@@ -79,8 +79,8 @@ static gs_block_t gs_gemm_c(const gs_gemm_t *g, int64_t i, int64_t j, int q)
 {
     const gs_blas_t *p = g->p;
     int64_t i0 = i * g->mb, j0 = j * g->nb, mi = gs_min64(g->mb, p->m - i0), nj = gs_min64(g->nb, p->n - j0);
-    return g->resident ? gs_gemm_block(g, p->c, p->ldc, i0, j0, mi, nj, g->dc, p->m, true)
-                       : gs_gemm_block(g, p->c, p->ldc, i0, j0, mi, nj, g->dc + (size_t)q * g->slot_c, g->mb, false);
+    return gs_gemm_block(g, p->c, p->ldc, i0, j0, mi, nj, g->dc + (size_t)q * g->slot_c, g->resident ? p->m : g->mb,
+                         g->resident);
 }
 
 static int gs_gemm_put(gs_call_t *c, const gs_gemm_t *g, const gs_block_t *b)
@@ -193,8 +193,6 @@ static int gs_gemm_out_of_core(gs_call_t *c, gs_gemm_t *g)
     return GS_OK;
 }
 
-static size_t gs_round256(size_t b) { return (b + 255) & ~(size_t)255; }
-
 /* The tile's side along a dimension of length len, when the other dimension of C is other: t, or, when C
  * is skinny (other < t), longer so that the tile keeps its area, but no longer than a quarter of len. */
 static int64_t gs_tile_side(int64_t t, int64_t len, int64_t other)
@@ -222,26 +220,26 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g)
     int rc = gs_cuda_budget(c, &budget);
     if (rc != GS_OK)
         return rc;
-    size_t whole = gs_round256((size_t)p->m * (size_t)p->k * es) + gs_round256((size_t)p->k * (size_t)p->n * es) +
-                   gs_round256((size_t)p->m * (size_t)p->n * es);
-    g->resident = whole <= budget;
-    if (!g->resident) {
-        /* Two slots each of A, B and C blocks; halve the longest of the tile's sides and the slice until they
-         * fit. */
-        for (;;) {
-            g->slot_a = gs_round256((size_t)mb * (size_t)kb * es);
-            g->slot_b = gs_round256((size_t)kb * (size_t)nb * es);
-            g->slot_c = gs_round256((size_t)mb * (size_t)nb * es);
-            if (2 * (g->slot_a + g->slot_b + g->slot_c) <= budget)
-                break;
-            if (mb <= 16 && nb <= 16 && kb <= 16) {
-                gs_call_why(c, "gpu: even 16 x 16 tiles need more than the %zu bytes of device memory available",
-                            budget);
-                return GS_ENOMEM;
-            }
-            int64_t *longest = kb >= mb && kb >= nb ? &kb : mb >= nb ? &mb : &nb;
-            *longest = (*longest + 1) / 2;
+    /* Resident: one slot each, holding the whole matrix.  Out of core: two slots each of blocks; halve the
+     * longest of the tile's sides and the slice until they fit. */
+    g->slot_a = gs_round256((size_t)p->m * (size_t)p->k * es);
+    g->slot_b = gs_round256((size_t)p->k * (size_t)p->n * es);
+    g->slot_c = gs_round256((size_t)p->m * (size_t)p->n * es);
+    g->resident = g->slot_a + g->slot_b + g->slot_c <= budget;
+    size_t slots = g->resident ? 1 : 2;
+    while (!g->resident) {
+        g->slot_a = gs_round256((size_t)mb * (size_t)kb * es);
+        g->slot_b = gs_round256((size_t)kb * (size_t)nb * es);
+        g->slot_c = gs_round256((size_t)mb * (size_t)nb * es);
+        if (2 * (g->slot_a + g->slot_b + g->slot_c) <= budget)
+            break;
+        if (mb <= 16 && nb <= 16 && kb <= 16) {
+            gs_call_why(c, "gpu: even 16 x 16 tiles need more than the %zu bytes of device memory available",
+                        budget);
+            return GS_ENOMEM;
         }
+        int64_t *longest = kb >= mb && kb >= nb ? &kb : mb >= nb ? &mb : &nb;
+        *longest = (*longest + 1) / 2;
     }
     g->mb = mb;
     g->nb = nb;
@@ -249,18 +247,11 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g)
     g->mt = gs_ceil(p->m, g->mb);
     g->nt = gs_ceil(p->n, g->nb);
     g->kt = gs_ceil(p->k, g->kb);
-    size_t need = g->resident ? whole : 2 * (g->slot_a + g->slot_b + g->slot_c);
-    if ((rc = gs_cuda_scratch(c, need)) != GS_OK)
+    if ((rc = gs_cuda_scratch(c, slots * (g->slot_a + g->slot_b + g->slot_c))) != GS_OK)
         return rc;
-    if (g->resident) {
-        g->da = gs_cuda.scratch;
-        g->db = g->da + gs_round256((size_t)p->m * (size_t)p->k * es);
-        g->dc = g->db + gs_round256((size_t)p->k * (size_t)p->n * es);
-    } else {
-        g->da = gs_cuda.scratch;
-        g->db = g->da + 2 * g->slot_a;
-        g->dc = g->db + 2 * g->slot_b;
-    }
+    g->da = gs_cuda.scratch;
+    g->db = g->da + slots * g->slot_a;
+    g->dc = g->db + slots * g->slot_b;
     return GS_OK;
 }
 

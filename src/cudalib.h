@@ -65,6 +65,9 @@ GS_HIDDEN int gs_cuda_error(gs_call_t *c, const char *name, int status, const ch
     } while (0)
 #define GS_CUDA(c, fn, args) GS_TRY(c, #fn, gs_cuda.fn args)
 
+/* bytes rounded up to 256, the alignment of each operand in device memory. */
+static inline size_t gs_round256(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
+
 /* Device memory for one call's operands: at least bytes, kept between calls up to a bound.  Called with
  * the GPU lock held. */
 GS_HIDDEN int gs_cuda_scratch(gs_call_t *c, size_t bytes);

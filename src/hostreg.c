@@ -116,10 +116,16 @@ GS_MEMORY_HOOKS(GS_X_SLOT)
 #undef GS_X_SLOT
 #define GS_REAL(f) ((__typeof__(&f))gs_hook_real(&gs_real_##f, #f))
 
-GS_EXPORT void free(void *p)
+/* Drops what overlaps the malloc block at p, which is about to be freed or moved. */
+static void gs_reg_forget_block(void *p)
 {
     if (p && (uintptr_t)p < atomic_load_explicit(&gs_reg.hi, memory_order_relaxed))
         gs_reg_forget((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p));
+}
+
+GS_EXPORT void free(void *p)
+{
+    gs_reg_forget_block(p);
     __typeof__(&free) real = GS_REAL(free);
     if (real)
         real(p);
@@ -127,16 +133,14 @@ GS_EXPORT void free(void *p)
 
 GS_EXPORT void *realloc(void *p, size_t n)
 {
-    if (p && (uintptr_t)p < atomic_load_explicit(&gs_reg.hi, memory_order_relaxed))
-        gs_reg_forget((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p));
+    gs_reg_forget_block(p);
     return GS_REAL(realloc)(p, n);
 }
 
 /* glibc's reallocarray calls its realloc internally, out of sight of the hook above. */
 GS_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 {
-    if (p && (uintptr_t)p < atomic_load_explicit(&gs_reg.hi, memory_order_relaxed))
-        gs_reg_forget((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p));
+    gs_reg_forget_block(p);
     return GS_REAL(reallocarray)(p, n, size);
 }
 
