@@ -19,7 +19,7 @@ MAP := $(B)/gpushim.map
 
 STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -31,6 +31,7 @@ help:
 	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
+	@echo "make bench-cache    on a GPU machine: the residency cache against the CPU and CuPy (bench/results/cache.md)"
 	@echo "make install PREFIX=DIR   install the library, header, scripts and man pages"
 
 # ---- the library -----------------------------------------------------------------------------------------
@@ -100,7 +101,7 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
-	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
+	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/coherence
 tests: $(LIB) $(STANDIN) $(B)/standin/selftest $(TEST_PROGS)
 
@@ -133,6 +134,9 @@ $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 $(B)/tests/reuse: tests/progs/reuse.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
 
+$(B)/tests/hazards: tests/progs/hazards.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
+
 $(B)/tests/libotherfree.so: tests/progs/otherfree.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $< -o $@ -ldl
 
@@ -142,7 +146,7 @@ $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 $(B)/tests/overhead: bench/overhead.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas -ldl
 
-$(B)/tests/coherence: bench/coherence.c | $(B)/tests
+$(B)/tests/coherence: bench/coherence.c src/uapi.h | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lpthread
 
 $(B)/tests/xfer: bench/xfer.c $(LIB_OBJS) | $(B)/tests
@@ -182,6 +186,9 @@ bench-gemm: $(LIB)
 
 bench-l3: $(LIB)
 	bench/l3.sh
+
+bench-cache: $(LIB)
+	bench/cache.sh
 
 # ---- installing --------------------------------------------------------------------------------------------
 SCRIPTS := $(wildcard scripts/gpushim-*)

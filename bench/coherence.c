@@ -173,22 +173,7 @@ static const char *uffd_open(void)
 
 /* ---- userfaultfd asynchronous write protection with PAGEMAP_SCAN (Linux 6.7): the kernel resolves the
  * fault itself and leaves the page marked written; a scan of the page tables finds written pages ---- */
-#ifndef UFFD_FEATURE_WP_ASYNC
-#define UFFD_FEATURE_WP_ASYNC (1 << 15)
-#endif
-#ifndef PAGEMAP_SCAN
-#define PAGE_IS_WPALLOWED (1 << 0)
-#define PAGE_IS_WRITTEN (1 << 1)
-#define PM_SCAN_WP_MATCHING (1 << 0)
-struct page_region {
-    uint64_t start, end, categories;
-};
-struct pm_scan_arg {
-    uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages, category_inverted, category_mask,
-        category_anyof_mask, return_mask;
-};
-#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
-#endif
+#include "../src/uapi.h"
 
 /* Pages of [a, a + len) written since they were protected (at most max, 0 for all); protects them if wp. */
 static long scan_written(int pm, char *a, size_t len, int wp, long max)

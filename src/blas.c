@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cache.h"
 
 static inline char gs_upper(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
 /* Option letters a routine accepts; plain comparisons, as this runs on every call. */
@@ -132,7 +133,16 @@ void gs_blas_gemv(gs_blas_t *p, unsigned e, int layout, char trans, int64_t m, i
                   const void *a, int64_t lda, const void *x, int64_t incx, const void *beta, void *y, int64_t incy)
 {
     gs_blas_start(p, e, layout);
-    p->trans = gs_upper(trans), p->m = m, p->n = n;
+    trans = gs_upper(trans);
+    p->valid &= gs_is_ntc(trans) && m >= 0 && n >= 0 && lda >= gs_max1(layout == GS_CBLAS_ROW ? n : m) &&
+                incx != 0 && incy != 0;
+    if (layout == GS_CBLAS_ROW) {
+        /* Row-major A is column-major A^T.  A row-major conjugate transpose becomes a conjugation without
+         * transposition, which cuBLAS has not: marked 'c', it stays on the CPU (gs_blas_gpu_ok). */
+        GS_SWAP(int64_t, m, n);
+        trans = trans == 'N' ? 'T' : trans == 'T' || !gs_prec_complex(p->prec) ? 'N' : 'c';
+    }
+    p->trans = trans, p->m = m, p->n = n;
     p->alpha = alpha, p->a = a, p->lda = lda, p->x = x, p->incx = incx, p->beta = beta, p->y = y, p->incy = incy;
 }
 
@@ -200,6 +210,13 @@ int gs_blas_operands(const gs_blas_t *p, gs_operand_t ops[3])
         ops[0] = (gs_operand_t){p->a, ka, ka, p->lda, 1, 0};
         ops[1] = (gs_operand_t){p->c, p->m, p->n, p->ldc, 1, 1};
         return 2;
+    case GS_OP_gemv: { /* vectors as one-row matrices whose columns are inc elements apart */
+        int64_t lx = p->trans == 'N' ? p->n : p->m, ly = p->trans == 'N' ? p->m : p->n;
+        ops[0] = (gs_operand_t){p->a, p->m, p->n, p->lda, 1, 0};
+        ops[1] = (gs_operand_t){p->x, 1, lx, p->incx, 1, 0};
+        ops[2] = (gs_operand_t){p->y, 1, ly, p->incy, read_c, 1};
+        return 3;
+    }
     default:
         return 0;
     }
@@ -246,15 +263,31 @@ static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
     c->opts[j] = 0;
 }
 
-/* Bytes a one-shot GPU call copies in and out. */
+/* Bytes a GPU call copies in and out.  An operand that the residency cache holds, or that an earlier call
+ * used, is not counted: a matrix that comes back is expected to come back again, and to be found on the
+ * device then. */
 static double gs_blas_bytes(const gs_blas_t *p)
 {
     gs_operand_t o[3];
     int n = gs_blas_operands(p, o);
-    double bytes = 0;
-    for (int i = 0; i < n; i++)
-        bytes += (double)o[i].rows * (double)o[i].cols * (double)gs_prec_size(p->prec) * (o[i].in + o[i].out);
+    double bytes = 0, es = (double)gs_prec_size(p->prec);
+    for (int i = 0; i < n; i++) {
+        gs_hreg_t h = {(char *)o[i].host, (size_t)o[i].rows * (size_t)es, (size_t)o[i].ld * (size_t)es,
+                       (size_t)o[i].cols};
+        bool resident = o[i].in && !o[i].out && gs_cache_expect(&h);
+        bytes += (double)o[i].rows * (double)o[i].cols * es * ((o[i].in && !resident) + o[i].out);
+    }
     return bytes;
+}
+
+/* What the GPU path cannot do, although the arguments are valid: a reason, or NULL. */
+static const char *gs_blas_gpu_ok(const gs_blas_t *p)
+{
+    if (p->op == GS_OP_gemv && (p->incx < 0 || p->incy < 0))
+        return "negative increment";
+    if (p->op == GS_OP_gemv && p->trans == 'c')
+        return "row-major conjugate transpose";
+    return NULL;
 }
 
 int gs_blas_offload(gs_call_t *c, unsigned e, gs_blas_t *p)
@@ -265,6 +298,9 @@ int gs_blas_offload(gs_call_t *c, unsigned e, gs_blas_t *p)
         gs_blas_describe(c, p);
     if (!p->valid)
         return gs_call_cpu(c, "invalid arguments");
+    const char *cannot = gs_blas_gpu_ok(p);
+    if (cannot)
+        return gs_call_cpu(c, cannot);
     c->flops = gs_blas_flops(p);
     gs_blas_fn *fn = gs_backend->blas[p->op];
     if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_policy_model(c, gs_blas_bytes(p)) == GS_WHERE_CPU ||

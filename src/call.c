@@ -24,6 +24,7 @@ void gs_call_record(gs_call_t *c)
     if (c->where == GS_WHERE_GPU) {
         atomic_fetch_add_explicit(&k->bytes_h2d, c->bytes_h2d, memory_order_relaxed);
         atomic_fetch_add_explicit(&k->bytes_d2h, c->bytes_d2h, memory_order_relaxed);
+        atomic_fetch_add_explicit(&k->bytes_saved, c->bytes_saved, memory_order_relaxed);
     }
     gs_log_call(c, (double)ns * 1e-9);
 }

@@ -1,12 +1,13 @@
-/* The CUDA backend: bring-up, and Level-3 BLAS through cuBLAS's 64-bit-size API.  GEMM is tiled
- * (cuda_gemm.c); the other routines copy their operands in whole through the transfer engine (xfer.c),
- * compute, and copy the output back only after the computation has completed without error. */
+/* The CUDA backend: bring-up, and Level-3 BLAS and gemv through cuBLAS's 64-bit-size API.  GEMM is tiled
+ * (cuda_gemm.c); the other routines have their operands on the device in whole, copied through the transfer
+ * engine (xfer.c) unless the residency cache holds them (cache.c), compute, and copy the output back only
+ * after the computation has completed without error. */
 #include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
+#include "cache.h"
 #include "hostreg.h"
-#include "xfer.h"
 
 /* Device memory kept between calls for operands, at most. */
 #define GS_SCRATCH_KEEP ((size_t)4 << 30)
@@ -28,6 +29,8 @@ typedef cublasStatus_t gs_cublas_syr2k_fn(cublasHandle_t, cublasFillMode_t, cubl
 typedef cublasStatus_t gs_cublas_trmm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
                                          cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
                                          const void *, int64_t, void *, int64_t);
+typedef cublasStatus_t gs_cublas_gemv_fn(cublasHandle_t, cublasOperation_t, int64_t, int64_t, const void *,
+                                         const void *, int64_t, const void *, int64_t, const void *, void *, int64_t);
 typedef cublasStatus_t gs_cublas_trsm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
                                          cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
                                          void *, int64_t);
@@ -75,7 +78,10 @@ int gs_cuda_scratch(gs_call_t *c, size_t bytes)
     if (bytes <= gs_cuda.scratch_size)
         return GS_OK;
     gs_cuda_scratch_free();
-    GS_CUDA(c, cudaMalloc, ((void **)&gs_cuda.scratch, bytes));
+    /* Cached operands the call does not use give way when memory runs short. */
+    while (gs_cuda.cudaMalloc((void **)&gs_cuda.scratch, bytes) != cudaSuccess)
+        if (gs_cache_trim(bytes) == 0)
+            GS_CUDA(c, cudaMalloc, ((void **)&gs_cuda.scratch, bytes));
     gs_cuda.scratch_size = bytes;
     return GS_OK;
 }
@@ -85,7 +91,7 @@ int gs_cuda_budget(gs_call_t *c, size_t *bytes)
     size_t free, total;
     GS_CUDA(c, cudaMemGetInfo, (&free, &total));
     size_t reserve = total / 16 < GS_RESERVE ? total / 16 : GS_RESERVE;
-    free += gs_cuda.scratch_size;
+    free += gs_cuda.scratch_size + gs_cache_evictable();
     *bytes = free > reserve ? free - reserve : 0;
     if (gs.opt.device_memory >= 0 && gs.opt.device_memory < (double)*bytes)
         *bytes = (size_t)gs.opt.device_memory;
@@ -100,7 +106,7 @@ static cublasSideMode_t gs_cu_side(char s) { return s == 'L' ? CUBLAS_SIDE_LEFT 
 static cublasFillMode_t gs_cu_fill(char u) { return u == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
 static cublasDiagType_t gs_cu_diag(char d) { return d == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
 
-int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const void *beta_in, char *const d[3],
+int gs_cuda_compute(gs_call_t *c, const gs_blas_t *p, const void *beta_in, char *const d[3],
                           const int64_t ld[3])
 {
     void *f = gs_cuda.blas[p->op][p->prec];
@@ -145,6 +151,10 @@ int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const void *beta_in,
                                                   gs_cu_op(p->trans, p->prec), gs_cu_diag(p->diag), p->m, p->n,
                                                   alpha, d[0], ld[0], d[1], ld[1]));
         break;
+    case GS_OP_gemv: /* the vectors are compact on the device */
+        GS_TRY(c, name, ((gs_cublas_gemv_fn *)f)(h, gs_cu_op(p->trans, p->prec), p->m, p->n, alpha, d[0], ld[0],
+                                                  d[1], 1, beta, d[2], 1));
+        break;
     default:
         gs_call_why(c, "gpu error: cuBLAS has no %s", gs_op_names[p->op]);
         return GS_EGPU;
@@ -158,15 +168,16 @@ static gs_hreg_t gs_operand_hreg(const gs_operand_t *o, size_t es)
     return (gs_hreg_t){(char *)o->host, (size_t)o->rows * es, (size_t)o->ld * es, (size_t)o->cols};
 }
 
-/* Any Level-3 routine in one piece: its n operands o copied in whole, computed, the output copied back. */
-static int gs_cuda_blas3_whole(gs_call_t *c, const gs_blas_t *p, const gs_operand_t *o, int n)
+/* Device memory for the operands not in the cache (scratch), and the uploads of those the device does not
+ * hold already: d[i] and ld[i] are where the operands are. */
+static int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, const gs_cbind_t *b, int n,
+                            size_t es, char **d, int64_t *ld)
 {
-    size_t es = gs_prec_size(p->prec), off[3], total = 0;
+    size_t off[3], total = 0, budget;
     for (int i = 0; i < n; i++) {
         off[i] = total;
-        total += gs_round256((size_t)o[i].rows * (size_t)o[i].cols * es);
+        total += b[i].dev ? 0 : gs_round256((size_t)o[i].rows * (size_t)o[i].cols * es);
     }
-    size_t budget;
     int rc = gs_cuda_budget(c, &budget);
     if (rc != GS_OK)
         return rc;
@@ -176,23 +187,25 @@ static int gs_cuda_blas3_whole(gs_call_t *c, const gs_blas_t *p, const gs_operan
     }
     if ((rc = gs_cuda_scratch(c, total)) != GS_OK)
         return rc;
-    char *d[3] = {NULL, NULL, NULL};
-    int64_t ld[3] = {1, 1, 1};
-    gs_hreg_t h[3];
     for (int i = 0; i < n; i++) {
-        d[i] = gs_cuda.scratch + off[i];
+        d[i] = b[i].dev ? b[i].dev : gs_cuda.scratch + off[i];
         ld[i] = o[i].rows > 0 ? o[i].rows : 1;
-        h[i] = gs_operand_hreg(&o[i], es);
-        if (o[i].in && (rc = gs_xfer_put(c, d[i], (size_t)ld[i] * es, &h[i])) != GS_OK)
+        if (o[i].in && !b[i].hit && (rc = gs_xfer_put(c, d[i], (size_t)ld[i] * es, &h[i])) != GS_OK)
             return rc;
     }
     GS_CUDA(c, cudaEventRecord, (gs_cuda.ev[GS_EV_UP], gs_cuda.up));
     GS_CUDA(c, cudaStreamWaitEvent, (gs_cuda.stream, gs_cuda.ev[GS_EV_UP], 0));
-    if ((rc = gs_cuda_blas3_compute(c, p, p->beta, d, ld)) != GS_OK)
-        return rc;
+    return GS_OK;
+}
+
+/* Copies the outputs back once the computation queued so far has succeeded. */
+static int gs_cuda_outputs(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, int n, size_t es,
+                           char *const *d, const int64_t *ld)
+{
     /* Nothing is written to user memory before the computation is known to have succeeded. */
     GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
     gs_xjob_t j = {0};
+    int rc = GS_OK;
     for (int i = 0; i < n && rc == GS_OK; i++)
         if (o[i].out)
             rc = gs_xfer_get(c, &j, &h[i], d[i], (size_t)ld[i] * es);
@@ -200,25 +213,51 @@ static int gs_cuda_blas3_whole(gs_call_t *c, const gs_blas_t *p, const gs_operan
     return rc != GS_OK ? rc : rc2;
 }
 
-/* Runs on the configured device and gives the calling thread's current device back afterwards: the program
- * may use CUDA itself. */
-static int gs_cuda_blas3(gs_call_t *c, const gs_blas_t *p)
+/* Any routine in one piece (every Level-3 routine but GEMM, and gemv, whose vectors travel strided on the host,
+ * compact on the device): its n operands o on the device in whole, computed, the output copied back. */
+static int gs_cuda_whole(gs_call_t *c, const gs_blas_t *p, const gs_operand_t *o, const gs_hreg_t *h,
+                               const gs_cbind_t *b, int n)
+{
+    size_t es = gs_prec_size(p->prec);
+    char *d[3] = {NULL, NULL, NULL};
+    int64_t ld[3] = {1, 1, 1};
+    int rc = gs_cuda_operands(c, o, h, b, n, es, d, ld);
+    if (rc == GS_OK)
+        rc = gs_cuda_compute(c, p, p->beta, d, ld);
+    return rc != GS_OK ? rc : gs_cuda_outputs(c, o, h, n, es, d, ld);
+}
+
+/* Every BLAS routine on the GPU: on the configured device, giving the calling thread's current device back
+ * afterwards (the program may use CUDA itself); operands found in the residency cache or entered there, the
+ * others in scratch memory. */
+static int gs_cuda_blas(gs_call_t *c, const gs_blas_t *p)
 {
     int prev;
     GS_CUDA(c, cudaGetDevice, (&prev));
     if (prev != gs_cuda.device)
         GS_CUDA(c, cudaSetDevice, (gs_cuda.device));
-    /* Operands seen before are registered now, so that their copies skip staging. */
     gs_operand_t o[3];
+    gs_hreg_t h[3];
+    gs_cbind_t b[3];
+    size_t es = gs_prec_size(p->prec), total = 0, budget = 0;
     int n = gs_blas_operands(p, o);
+    gs_cache_call();
+    for (int i = 0; i < n; i++) {
+        h[i] = gs_operand_hreg(&o[i], es);
+        total += gs_round256((size_t)o[i].rows * (size_t)o[i].cols * es);
+    }
+    /* Operands are cached only when the call runs with all of them on the device (not GEMM out of core). */
+    bool fits = gs_cuda_budget(c, &budget) == GS_OK && total <= budget;
     gs_hostreg_call();
     for (int i = 0; i < n; i++) {
-        gs_hreg_t h = gs_operand_hreg(&o[i], gs_prec_size(p->prec));
-        gs_hostreg_use(h.host, gs_hreg_extent(&h));
+        gs_cache_bind(&h[i], o[i].in, o[i].out, fits, &b[i]);
+        if (!b[i].hit) /* operands seen before are registered now, so that their copies skip staging */
+            gs_hostreg_use(h[i].host, gs_hreg_extent(&h[i]));
     }
-    int rc = p->op == GS_OP_gemm ? gs_cuda_gemm(c, p) : gs_cuda_blas3_whole(c, p, o, n);
+    int rc = p->op == GS_OP_gemm ? gs_cuda_gemm(c, p, b) : gs_cuda_whole(c, p, o, h, b, n);
+    gs_cache_end(c, b, n, rc == GS_OK);
     if (rc != GS_OK) /* the log counts bytes of calls that ran on the GPU */
-        c->bytes_h2d = c->bytes_d2h = 0;
+        c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
     if (gs_cuda.scratch_size > GS_SCRATCH_KEEP || rc == GS_ENOMEM)
         gs_cuda_scratch_free();
     if (prev != gs_cuda.device)
@@ -231,14 +270,15 @@ const gs_backend_t gs_cuda_backend = {
     .healthy = gs_cuda_healthy,
     .blas =
         {
-            [GS_OP_gemm] = gs_cuda_blas3,
-            [GS_OP_symm] = gs_cuda_blas3,
-            [GS_OP_hemm] = gs_cuda_blas3,
-            [GS_OP_syrk] = gs_cuda_blas3,
-            [GS_OP_herk] = gs_cuda_blas3,
-            [GS_OP_syr2k] = gs_cuda_blas3,
-            [GS_OP_her2k] = gs_cuda_blas3,
-            [GS_OP_trmm] = gs_cuda_blas3,
-            [GS_OP_trsm] = gs_cuda_blas3,
+            [GS_OP_gemm] = gs_cuda_blas,
+            [GS_OP_symm] = gs_cuda_blas,
+            [GS_OP_hemm] = gs_cuda_blas,
+            [GS_OP_syrk] = gs_cuda_blas,
+            [GS_OP_herk] = gs_cuda_blas,
+            [GS_OP_syr2k] = gs_cuda_blas,
+            [GS_OP_her2k] = gs_cuda_blas,
+            [GS_OP_trmm] = gs_cuda_blas,
+            [GS_OP_trsm] = gs_cuda_blas,
+            [GS_OP_gemv] = gs_cuda_blas,
         },
 };

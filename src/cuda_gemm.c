@@ -6,18 +6,20 @@
  *
  * Resident plan: A, B and C all fit on the device.  Blocks are uploaded once, in a growing square (row
  * panel s of A, then column panel s of B), and each tile is computed as soon as its two panels are there.
+ * Operands the residency cache holds are used where they are, and not uploaded when unchanged (cache.h).
  * Out-of-core plan: the operands do not fit.  Each step uploads one block of A and one of B into one of two
  * slots while the other slot computes; C tiles use two slots too.  Like cuBLASXt, it never fails for lack of
  * device memory unless even the smallest tiles do not fit. */
 #include <string.h>
 
-#include "xfer.h"
+#include "cache.h"
 
 typedef struct {
     const gs_blas_t *p;
     size_t es;
     bool ta, tb;                 /* A, B stored transposed (op T or C) */
     bool resident, read_c;       /* plan; beta != 0 */
+    bool hit[3];                 /* A, B, C are on the device already (residency cache): no uploads */
     int64_t mb, nb, kb, mt, nt, kt;
     char *da, *db, *dc;          /* device: whole matrices (resident) or two slots each */
     size_t slot_a, slot_b, slot_c; /* bytes per slot: a whole matrix when resident */
@@ -114,7 +116,7 @@ static int gs_gemm_compute(gs_call_t *c, const gs_gemm_t *g, const gs_block_t *a
     q.k = gs_min64(g->kb, q.k - l * g->kb);
     char *const d[3] = {a->dev, b->dev, cb->dev};
     const int64_t ld[3] = {a->ld, b->ld, cb->ld};
-    return gs_cuda_blas3_compute(c, &q, l == 0 ? g->p->beta : g->one, d, ld);
+    return gs_cuda_compute(c, &q, l == 0 ? g->p->beta : g->one, d, ld);
 }
 
 /* One tile of the resident plan at slice l: its panels are on the device already. */
@@ -122,7 +124,7 @@ static int gs_gemm_tile(gs_call_t *c, gs_gemm_t *g, int64_t i, int64_t j, int64_
 {
     gs_block_t a = gs_gemm_a(g, i, l, 0), b = gs_gemm_b(g, l, j, 0), cb = gs_gemm_c(g, i, j, 0);
     int rc;
-    if (l == 0 && g->read_c &&
+    if (l == 0 && g->read_c && !g->hit[2] &&
         ((rc = gs_gemm_put(c, g, &cb)) != GS_OK || (rc = gs_gemm_fence_up(c)) != GS_OK))
         return rc;
     if ((rc = gs_gemm_compute(c, g, &a, &b, &cb, l)) != GS_OK)
@@ -141,7 +143,7 @@ static int gs_gemm_resident(gs_call_t *c, gs_gemm_t *g)
         for (int64_t s = 0; s < steps; s++) {
             if (s < g->mt) {
                 gs_block_t a = gs_gemm_a(g, s, l, 0);
-                if ((rc = gs_gemm_put(c, g, &a)) != GS_OK || (rc = gs_gemm_fence_up(c)) != GS_OK)
+                if (!g->hit[0] && ((rc = gs_gemm_put(c, g, &a)) != GS_OK || (rc = gs_gemm_fence_up(c)) != GS_OK))
                     return rc;
                 for (int64_t j = 0; j < gs_min64(s, g->nt); j++)
                     if ((rc = gs_gemm_tile(c, g, s, j, l, stream_out)) != GS_OK)
@@ -149,7 +151,7 @@ static int gs_gemm_resident(gs_call_t *c, gs_gemm_t *g)
             }
             if (s < g->nt) {
                 gs_block_t b = gs_gemm_b(g, l, s, 0);
-                if ((rc = gs_gemm_put(c, g, &b)) != GS_OK || (rc = gs_gemm_fence_up(c)) != GS_OK)
+                if (!g->hit[1] && ((rc = gs_gemm_put(c, g, &b)) != GS_OK || (rc = gs_gemm_fence_up(c)) != GS_OK))
                     return rc;
                 for (int64_t i = 0; i < gs_min64(s + 1, g->mt); i++)
                     if ((rc = gs_gemm_tile(c, g, i, s, l, stream_out)) != GS_OK)
@@ -205,7 +207,7 @@ static int64_t gs_tile_side(int64_t t, int64_t len, int64_t other)
 }
 
 /* Chooses tile sizes and the plan, and takes the device memory. */
-static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g)
+static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g, gs_cbind_t *cb)
 {
     const gs_blas_t *p = g->p;
     int64_t big = p->m > p->n ? p->m : p->n;
@@ -220,12 +222,14 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g)
     int rc = gs_cuda_budget(c, &budget);
     if (rc != GS_OK)
         return rc;
-    /* Resident: one slot each, holding the whole matrix.  Out of core: two slots each of blocks; halve the
-     * longest of the tile's sides and the slice until they fit. */
-    g->slot_a = gs_round256((size_t)p->m * (size_t)p->k * es);
-    g->slot_b = gs_round256((size_t)p->k * (size_t)p->n * es);
-    g->slot_c = gs_round256((size_t)p->m * (size_t)p->n * es);
+    /* Resident: one slot each, holding the whole matrix (in scratch memory unless the cache holds it).  Out of
+     * core: two slots each of blocks; halve the longest of the tile's sides and the slice until they fit. */
+    g->slot_a = cb[0].dev ? 0 : gs_round256((size_t)p->m * (size_t)p->k * es);
+    g->slot_b = cb[1].dev ? 0 : gs_round256((size_t)p->k * (size_t)p->n * es);
+    g->slot_c = cb[2].dev ? 0 : gs_round256((size_t)p->m * (size_t)p->n * es);
     g->resident = g->slot_a + g->slot_b + g->slot_c <= budget;
+    for (int i = 0; i < 3; i++)
+        cb[i].unused = !g->resident;
     size_t slots = g->resident ? 1 : 2;
     while (!g->resident) {
         g->slot_a = gs_round256((size_t)mb * (size_t)kb * es);
@@ -252,10 +256,17 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g)
     g->da = gs_cuda.scratch;
     g->db = g->da + slots * g->slot_a;
     g->dc = g->db + slots * g->slot_b;
+    if (g->resident) {
+        char **d[3] = {&g->da, &g->db, &g->dc};
+        for (int i = 0; i < 3; i++) {
+            *d[i] = cb[i].dev ? cb[i].dev : *d[i];
+            g->hit[i] = cb[i].hit;
+        }
+    }
     return GS_OK;
 }
 
-int gs_cuda_gemm(gs_call_t *c, const gs_blas_t *p)
+int gs_cuda_gemm(gs_call_t *c, const gs_blas_t *p, gs_cbind_t *cb)
 {
     gs_gemm_t g = {.p = p, .es = gs_prec_size(p->prec), .ta = p->trans != 'N', .tb = p->transb != 'N'};
     g.read_c = !gs_scalar_is_zero(p->beta, p->prec, false);
@@ -263,7 +274,7 @@ int gs_cuda_gemm(gs_call_t *c, const gs_blas_t *p)
         memcpy(g.one, &(float){1}, sizeof(float));
     else
         memcpy(g.one, &(double){1}, sizeof(double));
-    int rc = gs_gemm_plan(c, &g);
+    int rc = gs_gemm_plan(c, &g, cb);
     if (rc == GS_OK)
         rc = g.resident ? gs_gemm_resident(c, &g) : gs_gemm_out_of_core(c, &g);
     /* The copy threads may still be writing tiles of C: wait for them on every path. */

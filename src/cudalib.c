@@ -20,6 +20,7 @@ const char *const gs_cublas_names[GS_NOPS][GS_NPREC] = {
     [GS_OP_her2k] = {NULL, NULL, "cublasCher2k_v2_64", "cublasZher2k_v2_64"},
     [GS_OP_trmm] = {"cublasStrmm_v2_64", "cublasDtrmm_v2_64", "cublasCtrmm_v2_64", "cublasZtrmm_v2_64"},
     [GS_OP_trsm] = {"cublasStrsm_v2_64", "cublasDtrsm_v2_64", "cublasCtrsm_v2_64", "cublasZtrsm_v2_64"},
+    [GS_OP_gemv] = {"cublasSgemv_v2_64", "cublasDgemv_v2_64", "cublasCgemv_v2_64", "cublasZgemv_v2_64"},
 };
 
 /* Opens lib<base>.so.<major> from GPUSHIM_CUDA_LIBDIR, or by soname through the loader's search path. */

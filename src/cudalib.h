@@ -65,6 +65,8 @@ GS_HIDDEN int gs_cuda_error(gs_call_t *c, const char *name, int status, const ch
     } while (0)
 #define GS_CUDA(c, fn, args) GS_TRY(c, #fn, gs_cuda.fn args)
 
+struct gs_cbind; /* cache.h */
+
 /* bytes rounded up to 256, the alignment of each operand in device memory. */
 static inline size_t gs_round256(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
@@ -76,11 +78,12 @@ GS_HIDDEN int gs_cuda_scratch(gs_call_t *c, size_t bytes);
 GS_HIDDEN int gs_cuda_budget(gs_call_t *c, size_t *bytes);
 
 /* Level-3 GEMM, tiled so that copies and computation overlap, and out of core when the operands do not fit
- * (cuda_gemm.c).  Contract of gs_blas_fn (backend.h), with the GPU lock held and the device current. */
-GS_HIDDEN int gs_cuda_gemm(gs_call_t *c, const gs_blas_t *p);
-/* The cuBLAS call of any Level-3 operation on device copies d[i] of the operands, whose leading dimensions
- * are ld[i] (cuda_blas.c). */
-GS_HIDDEN int gs_cuda_blas3_compute(gs_call_t *c, const gs_blas_t *p, const void *beta, char *const d[3],
+ * (cuda_gemm.c).  cb[0..2] are A's, B's and C's cache entries (cache.h).  Contract of gs_blas_fn (backend.h),
+ * with the GPU lock held and the device current. */
+GS_HIDDEN int gs_cuda_gemm(gs_call_t *c, const gs_blas_t *p, struct gs_cbind *cb);
+/* The cuBLAS call of any Level-3 operation, or gemv, on device copies d[i] of the operands, whose leading
+ * dimensions are ld[i] (cuda_blas.c). */
+GS_HIDDEN int gs_cuda_compute(gs_call_t *c, const gs_blas_t *p, const void *beta, char *const d[3],
                                     const int64_t ld[3]);
 
 #endif

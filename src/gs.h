@@ -97,6 +97,8 @@ typedef struct {
     double device_memory;    /* GPUSHIM_DEVICE_MEMORY: most device bytes one call uses, or < 0 when unset */
     int tile;                /* GPUSHIM_TILE: GEMM tile size in rows and columns; 0: automatic */
     double registered;       /* GPUSHIM_REGISTERED: most bytes of user memory kept registered with CUDA */
+    bool cache;              /* GPUSHIM_CACHE: keep device copies of operands between calls */
+    double cache_max;        /* GPUSHIM_CACHE_MAX: most device bytes the cache holds, or < 0: half the device */
 } gs_options_t;
 
 /* Reads the environment into o; reports each invalid value once on stderr and keeps the default. */
@@ -160,6 +162,8 @@ typedef struct {
     char why_buf[200];
     uint64_t t0;
     uint64_t bytes_h2d, bytes_d2h;
+    uint64_t bytes_saved; /* copies to the device that cached operands made unnecessary */
+    uint32_t cache_hits;  /* operands found on the device, unchanged */
     double flops;
     int64_t dim[3];       /* sizes in the order of dim_names */
     const char *dim_names; /* "mnk", "mn", "nk", "n" */
@@ -191,7 +195,8 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->routine = gs_entries[e].routine;
     c->where = GS_WHERE_CPU;
     c->why = "";
-    c->bytes_h2d = c->bytes_d2h = 0;
+    c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
+    c->cache_hits = 0;
     c->flops = 0;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed)
@@ -231,7 +236,7 @@ GS_HIDDEN void gs_call_why(gs_call_t *c, const char *fmt, ...) GS_PRINTF(2, 3);
 typedef struct {
     atomic_uint_fast64_t calls[2]; /* by gs_where_t */
     atomic_uint_fast64_t ns[2];
-    atomic_uint_fast64_t bytes_h2d, bytes_d2h;
+    atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_saved;
 } gs_counter_t;
 GS_HIDDEN extern gs_counter_t gs_counters[GS_NROUTINES];
 GS_HIDDEN void gs_counters_reset(void);
@@ -248,6 +253,8 @@ GS_HIDDEN void gs_counters_reset(void);
 GS_HIDDEN void gs_log_open(void);
 /* Appends the record of a finished call with one write(2): lines from many threads never interleave. */
 GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
+/* Appends the exit record: calls and bytes of the whole run (the counters of timed calls). */
+GS_HIDDEN void gs_log_exit(void);
 /* Prints the per-routine table on stderr (GPUSHIM_SUMMARY=1). */
 GS_HIDDEN void gs_summary_print(void);
 /* Writes s into out (size n) as the body of a JSON string; returns the length written. */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cudalib.h"
+#include "cache.h"
 #include "hostreg.h"
 
 #define GS_REG_SLOTS 64
@@ -116,16 +116,23 @@ GS_MEMORY_HOOKS(GS_X_SLOT)
 #undef GS_X_SLOT
 #define GS_REAL(f) ((__typeof__(&f))gs_hook_real(&gs_real_##f, #f))
 
-/* Drops what overlaps the malloc block at p, which is about to be freed or moved. */
-static void gs_reg_forget_block(void *p)
+/* [lo, hi) is about to change hands: registrations and cached device copies (cache.h) that overlap it go. */
+static void gs_forget(uintptr_t lo, uintptr_t hi)
 {
-    if (p && (uintptr_t)p < atomic_load_explicit(&gs_reg.hi, memory_order_relaxed))
-        gs_reg_forget((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p));
+    gs_reg_forget(lo, hi);
+    gs_cache_forget(lo, hi);
+}
+
+/* Drops what overlaps the malloc block at p, which is about to be freed or moved. */
+static void gs_forget_block(void *p)
+{
+    if (p && ((uintptr_t)p < atomic_load_explicit(&gs_reg.hi, memory_order_relaxed) || gs_cache_below((uintptr_t)p)))
+        gs_forget((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p));
 }
 
 GS_EXPORT void free(void *p)
 {
-    gs_reg_forget_block(p);
+    gs_forget_block(p);
     __typeof__(&free) real = GS_REAL(free);
     if (real)
         real(p);
@@ -133,20 +140,20 @@ GS_EXPORT void free(void *p)
 
 GS_EXPORT void *realloc(void *p, size_t n)
 {
-    gs_reg_forget_block(p);
+    gs_forget_block(p);
     return GS_REAL(realloc)(p, n);
 }
 
 /* glibc's reallocarray calls its realloc internally, out of sight of the hook above. */
 GS_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 {
-    gs_reg_forget_block(p);
+    gs_forget_block(p);
     return GS_REAL(reallocarray)(p, n, size);
 }
 
 GS_EXPORT int munmap(void *p, size_t n)
 {
-    gs_reg_forget((uintptr_t)p, (uintptr_t)p + n);
+    gs_forget((uintptr_t)p, (uintptr_t)p + n);
     return GS_REAL(munmap)(p, n);
 }
 
@@ -158,9 +165,9 @@ GS_EXPORT void *mremap(void *p, size_t old, size_t n, int flags, ...)
         va_start(ap, flags);
         to = va_arg(ap, void *);
         va_end(ap);
-        gs_reg_forget((uintptr_t)to, (uintptr_t)to + n);
+        gs_forget((uintptr_t)to, (uintptr_t)to + n);
     }
-    gs_reg_forget((uintptr_t)p, (uintptr_t)p + old);
+    gs_forget((uintptr_t)p, (uintptr_t)p + old);
     return GS_REAL(mremap)(p, old, n, flags, to);
 }
 
@@ -172,7 +179,7 @@ GS_EXPORT int madvise(void *p, size_t n, int advice)
     case MADV_NOHUGEPAGE: case MADV_DONTDUMP: case MADV_DODUMP:
         break;
     default:
-        gs_reg_forget((uintptr_t)p, (uintptr_t)p + n);
+        gs_forget((uintptr_t)p, (uintptr_t)p + n);
     }
     return GS_REAL(madvise)(p, n, advice);
 }
@@ -180,14 +187,14 @@ GS_EXPORT int madvise(void *p, size_t n, int advice)
 GS_EXPORT void *mmap(void *p, size_t n, int prot, int flags, int fd, off_t off)
 {
     if (flags & MAP_FIXED) /* replaces whatever was mapped there */
-        gs_reg_forget((uintptr_t)p, (uintptr_t)p + n);
+        gs_forget((uintptr_t)p, (uintptr_t)p + n);
     return GS_REAL(mmap)(p, n, prot, flags, fd, off);
 }
 
 GS_EXPORT void *mmap64(void *p, size_t n, int prot, int flags, int fd, off64_t off)
 {
     if (flags & MAP_FIXED)
-        gs_reg_forget((uintptr_t)p, (uintptr_t)p + n);
+        gs_forget((uintptr_t)p, (uintptr_t)p + n);
     return GS_REAL(mmap64)(p, n, prot, flags, fd, off);
 }
 

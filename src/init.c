@@ -7,7 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache.h"
 #include "hostreg.h"
+#include "wp.h"
 
 gs_state_t gs = {
     .log_fd = -1,
@@ -32,6 +34,8 @@ static void gs_atfork_child(void)
 {
     gs_gpu_atfork_child();
     gs_hostreg_atfork_child();
+    gs_cache_atfork_child();
+    gs_wp_atfork_child();
     gs_counters_reset();
     pthread_mutex_init(&gs.log_lock, NULL);
     if (gs.opt.log && strstr(gs.opt.log, "%p"))
@@ -59,6 +63,9 @@ __attribute__((constructor)) static void gs_constructor(void)
 
 __attribute__((destructor)) static void gs_destructor(void)
 {
-    if (atomic_load(&gs_initialised) && gs.opt.summary)
+    if (!atomic_load(&gs_initialised))
+        return;
+    gs_log_exit();
+    if (gs.opt.summary)
         gs_summary_print();
 }

@@ -123,9 +123,10 @@ void gs_log_call(const gs_call_t *c, double seconds)
                         (long long)c->dim[i]);
     len += snprintf(buf + len, sizeof buf - (size_t)len,
                     ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"
-                    "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"tid\":%d}\n",
+                    "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"cache_hits\":%u,\"bytes_saved\":%llu,\"tid\":%d}\n",
                     c->opts, c->flops, gs_where_names[c->where], why, seconds,
-                    (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (int)gettid());
+                    (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (unsigned)c->cache_hits,
+                    (unsigned long long)c->bytes_saved, (int)gettid());
     gs_log_write(buf, (size_t)len);
 }
 
@@ -134,10 +135,11 @@ void gs_summary_print(void)
     char buf[256];
     int len = snprintf(buf, sizeof buf,
                        "gpushim: summary for pid %d\n"
-                       "gpushim: %-10s %10s %10s %10s %10s %10s %10s %10s\n",
+                       "gpushim: %-10s %10s %10s %10s %10s %10s %10s %10s %10s\n",
                        (int)getpid(), "routine", "calls", "on gpu", "gpu s", "cpu s", "MB to gpu", "MB from gpu",
-                       "gpu share");
+                       "MB saved", "gpu share");
     ssize_t w = write(STDERR_FILENO, buf, (size_t)len);
+    double saved = 0;
     for (int r = 0; r < GS_NROUTINES; r++) {
         gs_counter_t *k = &gs_counters[r];
         uint64_t gpu = atomic_load(&k->calls[GS_WHERE_GPU]), cpu = atomic_load(&k->calls[GS_WHERE_CPU]);
@@ -145,11 +147,39 @@ void gs_summary_print(void)
             continue;
         double gsec = (double)atomic_load(&k->ns[GS_WHERE_GPU]) * 1e-9;
         double cs = (double)atomic_load(&k->ns[GS_WHERE_CPU]) * 1e-9;
-        len = snprintf(buf, sizeof buf, "gpushim: %-10s %10llu %10llu %10.4f %10.4f %10.1f %10.1f %9.0f%%\n",
+        saved += (double)atomic_load(&k->bytes_saved);
+        len = snprintf(buf, sizeof buf,
+                       "gpushim: %-10s %10llu %10llu %10.4f %10.4f %10.1f %10.1f %10.1f %9.0f%%\n",
                        gs_routines[r].name, (unsigned long long)(gpu + cpu), (unsigned long long)gpu, gsec, cs,
                        (double)atomic_load(&k->bytes_h2d) * 1e-6, (double)atomic_load(&k->bytes_d2h) * 1e-6,
-                       100.0 * (double)gpu / (double)(gpu + cpu));
+                       (double)atomic_load(&k->bytes_saved) * 1e-6, 100.0 * (double)gpu / (double)(gpu + cpu));
         w = write(STDERR_FILENO, buf, (size_t)len);
     }
+    len = snprintf(buf, sizeof buf, "gpushim: %.1f MB of copies to the GPU saved by the residency cache\n",
+                   saved * 1e-6);
+    w = write(STDERR_FILENO, buf, (size_t)len);
     (void)w;
+}
+
+void gs_log_exit(void)
+{
+    if (gs.log_fd < 0)
+        return;
+    uint64_t calls[2] = {0, 0}, h2d = 0, d2h = 0, saved = 0;
+    for (int r = 0; r < GS_NROUTINES; r++) {
+        gs_counter_t *k = &gs_counters[r];
+        for (int w = 0; w < 2; w++)
+            calls[w] += atomic_load(&k->calls[w]);
+        h2d += atomic_load(&k->bytes_h2d);
+        d2h += atomic_load(&k->bytes_d2h);
+        saved += atomic_load(&k->bytes_saved);
+    }
+    char buf[512];
+    int len = snprintf(buf, sizeof buf,
+                       "{\"exit\":%.6f,\"calls_gpu\":%llu,\"calls_cpu\":%llu,\"bytes_h2d\":%llu,"
+                       "\"bytes_d2h\":%llu,\"bytes_saved\":%llu}\n",
+                       (double)(gs_now_ns() - gs.t_start) * 1e-9, (unsigned long long)calls[GS_WHERE_GPU],
+                       (unsigned long long)calls[GS_WHERE_CPU], (unsigned long long)h2d, (unsigned long long)d2h,
+                       (unsigned long long)saved);
+    gs_log_write(buf, (size_t)len);
 }

@@ -5,6 +5,7 @@ usage: logq.py check LOG...                  every line is a JSON object; the fi
                                              (VALUE is a shell wildcard: *, ? and [...])
        logq.py sum FIELD LOG... [-- KEY=VALUE...]
        logq.py values FIELD LOG... [-- KEY=VALUE...]  distinct values of FIELD, one a line
+       logq.py exit FIELD LOG                    FIELD of the log's exit record
 """
 import fnmatch
 import json
@@ -19,7 +20,7 @@ def records(paths):
                     r = json.loads(line)
                 except ValueError as e:
                     sys.exit(f"logq: {path}:{i}: not JSON: {e}")
-                if "gpushim_log" not in r:
+                if "routine" in r:  # a call record (not the header or the exit record)
                     yield r
 
 
@@ -51,6 +52,12 @@ def main(argv):
     elif cmd == "values":
         for v in sorted({str(r.get(args[0])) for r in records(args[1:]) if matches(r, conds)}):
             print(v)
+    elif cmd == "exit":
+        with open(args[1]) as f:
+            ends = [r for r in map(json.loads, f) if "exit" in r]
+        if len(ends) != 1:
+            sys.exit(f"logq: {args[1]}: {len(ends)} exit records")
+        print(ends[0][args[0]])
     else:
         sys.exit(__doc__)
 

@@ -21,8 +21,8 @@ python_case() {
     for sym in "$@"; do
         check "$name: $sym reached the GPU" test "$(count $W/$name.always.log -- where=gpu symbol=$sym)" -gt 0
     done
-    check "$name: gemv, dot products and axpy logged, on the CPU" \
-        sh -c "[ $(count $W/$name.always.log -- "why=cpu only" "routine=*gemv") -gt 0 ] &&
+    check "$name: gemv logged, on the GPU; dot products and axpy logged, on the CPU" \
+        sh -c "[ $(count $W/$name.always.log -- where=gpu "routine=*gemv") -gt 0 ] &&
             [ $(count $W/$name.always.log -- "why=cpu only" "routine=*dot*") -gt 0 ] &&
             [ $(count $W/$name.always.log -- "why=cpu only" "routine=*axpy") -gt 0 ]"
     check "$name: no stand-in violation" test "$(standin violations)" = 0

@@ -4,7 +4,10 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python loading cache; default all)
 set -u
+GROUPS_RUN=" ${*:-blas tiles reuse python loading cache} "
+want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
 mkdir -p "$OUT"
@@ -33,7 +36,7 @@ $PY -c 'import numpy, scipy; print("numpy", numpy.__version__, "scipy", scipy.__
 
 # 1. Every routine in every spelling, small and (BLAS_ALL_LARGE) sizes in the hundreds.
 export BLAS_ALL_LARGE=${BLAS_ALL_LARGE:-1}
-for s in plain ilp64 scipy scipy64; do
+want blas && for s in plain ilp64 scipy scipy64; do
     $T/blas_all_$s $OUT/ref_$s.bin >/dev/null
     GPUSHIM_LOG=$OUT/blas_all_$s.log shim $T/blas_all_$s $OUT/gpu_$s.bin >$OUT/blas_all_$s.out
     eligible=$(sed -n 's/gpu_eligible=//p' $OUT/blas_all_$s.out)
@@ -46,7 +49,8 @@ for s in plain ilp64 scipy scipy64; do
 done
 
 # 1b. GEMM in many tiles and slices of k, and out of core (device memory capped), against the same reference.
-for v in GPUSHIM_TILE=64 GPUSHIM_DEVICE_MEMORY=300k; do
+want tiles && $T/blas_all_plain $OUT/ref_plain.bin >/dev/null
+want tiles && for v in GPUSHIM_TILE=64 GPUSHIM_DEVICE_MEMORY=300k; do
     env $v GPUSHIM_LOG=$OUT/tiles.log LD_PRELOAD=$LIB GPUSHIM_OFFLOAD=always $T/blas_all_plain $OUT/tiles.bin >/dev/null
     if $T/blas_cmp $OUT/ref_plain.bin $OUT/tiles.bin && [ "$(count $OUT/tiles.log -- where=gpu)" -gt 0 ]; then
         ok "tiled gemm, $v: results equal"
@@ -55,26 +59,56 @@ for v in GPUSHIM_TILE=64 GPUSHIM_DEVICE_MEMORY=300k; do
     fi
 done
 
-# 1c. Operands used again (registered), then freed, unmapped or remapped with new contents at the same address.
-$T/reuse $OUT/reuse.ref
-GPUSHIM_LOG=$OUT/reuse.log shim $T/reuse $OUT/reuse.gpu
-if $T/blas_cmp $OUT/reuse.ref $OUT/reuse.gpu && [ "$(count $OUT/reuse.log -- where=gpu)" = 23 ]; then
-    ok "registered operands freed, unmapped, remapped: results equal"
-else
-    bad "registered operands freed, unmapped, remapped"
+# 1c. Operands used again (registered; cached), then freed, unmapped or remapped with new contents at the same
+# address.
+if want reuse; then
+    $T/reuse $OUT/reuse.ref
+    for cache in 0 1; do
+        GPUSHIM_CACHE=$cache GPUSHIM_LOG=$OUT/reuse$cache.log shim $T/reuse $OUT/reuse$cache.gpu
+        if $T/blas_cmp $OUT/reuse.ref $OUT/reuse$cache.gpu && [ "$(count $OUT/reuse$cache.log -- where=gpu)" = 23 ]; then
+            ok "operands freed, unmapped, remapped (GPUSHIM_CACHE=$cache): results equal"
+        else
+            bad "operands freed, unmapped, remapped (GPUSHIM_CACHE=$cache)"
+        fi
+    done
 fi
 
 # 2. NumPy and SciPy as installed.
-$PY tests/py/blas_numpy.py $OUT/py_ref.npz >/dev/null
-GPUSHIM_LOG=$OUT/py.log shim $PY tests/py/blas_numpy.py $OUT/py_gpu.npz >/dev/null
-n=$(count $OUT/py.log -- where=gpu symbol=scipy_cblas_dgemm64_)
-if $PY tests/py/compare.py $OUT/py_ref.npz $OUT/py_gpu.npz && [ "$n" -gt 0 ]; then
-    ok "numpy/scipy: results equal; $(count $OUT/py.log -- where=gpu) calls on the GPU"
-else
-    bad "numpy/scipy ($n scipy_cblas_dgemm64_ calls on the GPU)"
+want python && $PY tests/py/blas_numpy.py $OUT/py_ref.npz >/dev/null
+if want python; then
+    GPUSHIM_LOG=$OUT/py.log shim $PY tests/py/blas_numpy.py $OUT/py_gpu.npz >/dev/null
+    n=$(count $OUT/py.log -- where=gpu symbol=scipy_cblas_dgemm64_)
+    if $PY tests/py/compare.py $OUT/py_ref.npz $OUT/py_gpu.npz && [ "$n" -gt 0 ]; then
+        ok "numpy/scipy: results equal; $(count $OUT/py.log -- where=gpu) calls on the GPU"
+    else
+        bad "numpy/scipy ($n scipy_cblas_dgemm64_ calls on the GPU)"
+    fi
+fi
+
+# 4. The residency cache's hazards on the real CUDA (tests/t_cache.sh has the expected hits).
+if want cache; then
+    $T/hazards $OUT/hz.ref
+    GPUSHIM_LOG=$OUT/hz.log shim $T/hazards $OUT/hz.gpu 2>$OUT/hz.err
+    hits=$($PY -c 'import json, sys
+print("".join(str(r["cache_hits"]) for r in map(json.loads, open(sys.argv[1])) if r.get("where") == "gpu"))' $OUT/hz.log)
+    if $T/blas_cmp $OUT/hz.ref $OUT/hz.gpu && $T/blas_cmp $OUT/hz.ref.child $OUT/hz.gpu.child &&
+        [ "$hits" = 01110101000011010110000000 ] && [ ! -s $OUT/hz.err ]; then
+        ok "cache hazards: results equal, hits exactly where operands were unchanged"
+    else
+        bad "cache hazards (hits $hits)"
+    fi
+    $PY tests/py/cache_numpy.py $OUT/cpy_ref.npz
+    GPUSHIM_LOG=$OUT/cpy.log shim $PY tests/py/cache_numpy.py $OUT/cpy_gpu.npz 2>$OUT/cpy.err
+    h=$($PY tests/logq.py sum cache_hits $OUT/cpy.log)
+    if $PY tests/py/compare.py $OUT/cpy_ref.npz $OUT/cpy_gpu.npz && [ "$h" -ge 8 ] && [ ! -s $OUT/cpy.err ]; then
+        ok "cache, numpy: results equal, $h hits"
+    else
+        bad "cache, numpy ($h hits)"
+    fi
 fi
 
 # 3. Loading, nesting, fork and threads.
+want loading || { echo "gpu tests: $pass passed, $fail failed"; [ $fail = 0 ]; exit; }
 LIBBLAS_REF=$L/reference
 for p in threads ctor_main; do
     $T/$p $OUT/$p.ref >/dev/null

@@ -1,4 +1,4 @@
-/* Stand-in for libcublas: the Level-3 routines gpushim calls, computed by plain loops on "device" memory
+/* Stand-in for libcublas: the Level-3 routines and gemv that gpushim calls, computed by plain loops on "device" memory
  * from the stand-in runtime, in double-complex arithmetic for every precision.  Each call checks its matrices
  * (inside one device allocation) and scalars (host memory, pointer mode host) and reads the scalars at once,
  * as cuBLAS does; the arithmetic is queued on the handle's stream and runs later (standin_enqueue). */
@@ -370,6 +370,33 @@ static cublasStatus_t trsm(cublasHandle_t h, int p, const char *fn, cublasSideMo
     return submit(h, run_trsm, &j);
 }
 
+/* gemv: y = alpha op(A) x + beta y, vectors with increments incx and incy (positive). */
+static void run_gemv(void *arg)
+{
+    const job_t *j = arg;
+    int64_t ly = j->ta == CUBLAS_OP_N ? j->m : j->n, lx = j->ta == CUBLAS_OP_N ? j->n : j->m;
+    for (int64_t i = 0; i < ly; i++) {
+        z_t s = 0;
+        for (int64_t l = 0; l < lx; l++)
+            s += opat(j->a, j->ta, i, l) * at(j->b, 0, l);
+        put(j->c, 0, i, j->al * s + (j->be == 0 ? 0 : j->be * at(j->c, 0, i)));
+    }
+}
+
+static cublasStatus_t gemv(cublasHandle_t h, int p, const char *fn, cublasOperation_t t, int64_t m, int64_t n,
+                           const void *alpha, const void *A, int64_t lda, const void *x, int64_t incx,
+                           const void *beta, void *y, int64_t incy)
+{
+    BEGIN(fn);
+    int64_t lx = t == CUBLAS_OP_N ? n : m, ly = t == CUBLAS_OP_N ? m : n;
+    if (incx <= 0 || incy <= 0 || check(fn, A, p, m, n, lda, "A") || check(fn, x, p, 1, lx, incx, "x") ||
+        check(fn, y, p, 1, ly, incy, "y") || scalars(fn, p, alpha, beta))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    job_t j = {.ta = t, .m = m, .n = n, .a = {p, A, lda}, .b = {p, x, incx}, .c = {p, y, incy},
+               .al = scal(p, alpha, 0), .be = scal(p, beta, 0)};
+    return submit(h, run_gemv, &j);
+}
+
 /* The exported entries, typed as in cublas_api.h. */
 #define EACH_PREC(X) X(S, float, float) X(D, double, double) X(C, cuComplex, float) X(Z, cuDoubleComplex, double)
 #define EACH_COMPLEX(X) X(C, cuComplex, float) X(Z, cuDoubleComplex, double)
@@ -445,7 +472,16 @@ static cublasStatus_t trsm(cublasHandle_t h, int p, const char *fn, cublasSideMo
         return trsm(h, P, __func__, side, uplo, t, diag, m, n, al, A, lda, B, ldb); \
     }
 
+#define GEMV(P, T, R) \
+    cublasStatus_t cublas##P##gemv_v2_64(cublasHandle_t h, cublasOperation_t t, int64_t m, int64_t n, const T *al, \
+                                         const T *A, int64_t lda, const T *x, int64_t incx, const T *be, T *y, \
+                                         int64_t incy) \
+    { \
+        return gemv(h, P, __func__, t, m, n, al, A, lda, x, incx, be, y, incy); \
+    }
+
 EACH_PREC(GEMM)
+EACH_PREC(GEMV)
 EACH_PREC(SYMM)
 EACH_COMPLEX(HEMM)
 EACH_PREC(SYRK)

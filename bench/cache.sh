@@ -1,0 +1,54 @@
+#!/bin/sh
+# The residency cache's benchmarks (bench/cache.py, issue 4) side by side: NumPy on the CPU, NumPy under
+# gpushim, the same with the cache off (GPUSHIM_CACHE=0), and CuPy keeping everything on the GPU by hand (the
+# ideal).  Then what the cache costs a program that never repeats an operand: bench/cache.py fresh under
+# gpushim with the cache on and off, alternating, three rounds.  Needs a GPU, NumPy and CuPy.  Writes
+# bench/results/cache.jsonl, cache.log (the offload log of the gpushim run) and cache.md (RESULTS=DIR to put
+# them elsewhere).
+set -eu
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+R=${RESULTS:-bench/results}
+LIB=$(pwd)/build/libgpushim.so
+mkdir -p "$R"
+J=$R/cache.jsonl
+: >"$J"
+# run LABEL COMMAND...: appends COMMAND's JSON lines to $J, each tagged with the run's label.
+run() {
+    label=$1
+    shift
+    "$@" | sed "s/^{/{\"run\": \"$label\", /" >>"$J"
+}
+rm -f "$R/cache.log"
+run cpu env REPEAT=1 $PY bench/cache.py numpy
+run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/cache.log" $PY bench/cache.py numpy
+run nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 $PY bench/cache.py numpy
+run cupy $PY bench/cache.py cupy
+for i in 1 2 3; do
+    run fresh-cache env LD_PRELOAD="$LIB" REPEAT=3 $PY bench/cache.py numpy fresh
+    run fresh-nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 REPEAT=3 $PY bench/cache.py numpy fresh
+done
+$PY - "$J" <<'PY' | tee "$R/cache.md"
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+t = {}
+for r in rows:
+    t.setdefault((r["run"], r["bench"]), []).append(r["seconds"])
+ms = lambda run, b: 1e3 * min(t[(run, b)]) if (run, b) in t else float("nan")
+print("| benchmark | CPU (NumPy) | gpushim | gpushim, GPUSHIM_CACHE=0 | CuPy, all on the GPU | gpushim / CuPy | CPU / gpushim |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for b in ("products", "power", "chain", "ridge", "ridge-products"):
+    c, g, n, k = ms("cpu", b), ms("gpushim", b), ms("nocache", b), ms("cupy", b)
+    print(f"| {b} | {c:.1f} | {g:.1f} | {n:.1f} | {k:.1f} | {g / k:.2f} | {c / g:.1f} |")
+print()
+print("Never repeating an operand: 8 products of new 4096 x 4096 float64 matrices (ms, best of 3 in each of")
+print("3 rounds, cache on and off alternating), and the cache's cost: the median over rounds of on / off.")
+print()
+print("| benchmark | cache on | cache off | on / off, each round | median |")
+print("| --- | --- | --- | --- | --- |")
+for b in ("fresh", "fresh-4k"):
+    on, off = t[("fresh-cache", b)], t[("fresh-nocache", b)]
+    ratios = [x / y for x, y in zip(on, off)]
+    print(f"| {b} | {1e3 * min(on):.1f} | {1e3 * min(off):.1f} | "
+          f"{', '.join(f'{x:.3f}' for x in ratios)} | {statistics.median(ratios):.3f} |")
+PY
