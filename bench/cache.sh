@@ -2,7 +2,7 @@
 # The residency cache's benchmarks (bench/cache.py, issue 4) side by side: NumPy on the CPU, NumPy under
 # gpushim, the same with the cache off (GPUSHIM_CACHE=0), and CuPy keeping everything on the GPU by hand (the
 # ideal).  Then what the cache costs a program that never repeats an operand: bench/cache.py fresh under
-# gpushim with the cache on and off, alternating, three rounds.  Needs a GPU, NumPy and CuPy.  Writes
+# gpushim with the cache on and off, alternating, four rounds.  Needs a GPU, NumPy and CuPy.  Writes
 # bench/results/cache.jsonl, cache.log (the offload log of the gpushim run) and cache.md (RESULTS=DIR to put
 # them elsewhere).
 set -eu
@@ -24,9 +24,9 @@ run cpu env REPEAT=1 $PY bench/cache.py numpy
 run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/cache.log" $PY bench/cache.py numpy
 run nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 $PY bench/cache.py numpy
 run cupy $PY bench/cache.py cupy
-for i in 1 2 3; do
-    run fresh-cache env LD_PRELOAD="$LIB" REPEAT=3 $PY bench/cache.py numpy fresh
-    run fresh-nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 REPEAT=3 $PY bench/cache.py numpy fresh
+for i in 1 2 3 4; do
+    run fresh-cache env LD_PRELOAD="$LIB" REPEAT=5 $PY bench/cache.py numpy fresh
+    run fresh-nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 REPEAT=5 $PY bench/cache.py numpy fresh
 done
 $PY - "$J" <<'PY' | tee "$R/cache.md"
 import json, statistics, sys
@@ -41,8 +41,8 @@ for b in ("products", "power", "chain", "ridge", "ridge-products"):
     c, g, n, k = ms("cpu", b), ms("gpushim", b), ms("nocache", b), ms("cupy", b)
     print(f"| {b} | {c:.1f} | {g:.1f} | {n:.1f} | {k:.1f} | {g / k:.2f} | {c / g:.1f} |")
 print()
-print("Never repeating an operand: 8 products of new 4096 x 4096 float64 matrices (ms, best of 3 in each of")
-print("3 rounds, cache on and off alternating), and the cache's cost: the median over rounds of on / off.")
+print("Never repeating an operand: 8 products of new 4096 x 4096 float64 matrices (ms, best of 5 in each of")
+print("4 rounds, cache on and off alternating), and the cache's cost: the median over rounds of on / off.")
 print()
 print("| benchmark | cache on | cache off | on / off, each round | median |")
 print("| --- | --- | --- | --- | --- |")
