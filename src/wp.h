@@ -32,7 +32,7 @@ GS_HIDDEN void gs_wp_unprotect(uintptr_t lo, uintptr_t hi);
  * which another process could write) and unwritten since it was protected. */
 GS_HIDDEN bool gs_wp_clean(uintptr_t lo, uintptr_t hi);
 
-/* Fork handler: the child never tracks anything (its pagemap descriptor would read the parent's tables). */
+/* Fork handler: a child whose parent tracked writes never does (the descriptors would speak for the parent). */
 GS_HIDDEN void gs_wp_atfork_child(void);
 
 /* The page size, and an address rounded down and up to pages. */
