@@ -19,7 +19,7 @@ run() {
     shift
     "$@" | sed "s/^{/{\"run\": \"$label\", /" >>"$J"
 }
-rm -f "$R/cache.log"
+rm -f "$R/cache.log" "$R/fresh.log"
 if [ "${FRESH_ONLY:-0}" != 1 ]; then
     run cpu env REPEAT=1 $PY bench/cache.py numpy
     run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/cache.log" $PY bench/cache.py numpy
@@ -27,11 +27,12 @@ if [ "${FRESH_ONLY:-0}" != 1 ]; then
     run cupy $PY bench/cache.py cupy
 fi
 for i in 1 2 3 4; do
-    run fresh-cache env LD_PRELOAD="$LIB" REPEAT=5 $PY bench/cache.py numpy fresh
+    run fresh-cache env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/fresh.log" REPEAT=5 $PY bench/cache.py numpy fresh
     run fresh-nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 REPEAT=5 $PY bench/cache.py numpy fresh
 done
-$PY - "$J" <<'PY' | tee "$R/cache.md"
+$PY - "$J" "${SHRINK:-1}" <<'PY' | tee "$R/cache.md"
 import json, statistics, sys
+os_shrink = sys.argv[2]
 rows = [json.loads(l) for l in open(sys.argv[1])]
 t = {}
 for r in rows:
@@ -54,4 +55,12 @@ for b in ("fresh", "fresh-4k"):
     ratios = [x / y for x, y in zip(on, off)]
     print(f"| {b} | {1e3 * min(on):.1f} | {1e3 * min(off):.1f} | "
           f"{', '.join(f'{x:.3f}' for x in ratios)} | {statistics.median(ratios):.3f} |")
+calls = [r for r in map(json.loads, open(sys.argv[1].replace("cache.jsonl", "fresh.log")))
+         if r.get("where") == "gpu" and r.get("m") == 4096 // int(os_shrink)]
+if calls:
+    big = [r for r in calls if r["seconds"] < 1]  # the first call of each process brings CUDA up
+    track, total = sum(r["track_us"] for r in big) * 1e-6, sum(r["seconds"] for r in big)
+    print()
+    print(f"The cache's own time in those products, from their log records (track_us): {1e3 * track:.1f} ms of "
+          f"{1e3 * total:.1f} ms in {len(big)} calls, {100 * track / total:.2f}%.")
 PY

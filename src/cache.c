@@ -400,7 +400,7 @@ void gs_cache_end(gs_call_t *c, gs_cbind_t *b, int n, bool ok)
             continue;
         if (b[i].hit && ok && !b[i].unused) {
             c->cache_hits++;
-            c->bytes_saved += e->bytes;
+            c->bytes_saved += e->key.width * e->key.cols;
         }
         /* The device copy equals the host's when the call succeeded, or when it failed without writing the
          * operand and the copy was the host's already. */

@@ -123,10 +123,11 @@ void gs_log_call(const gs_call_t *c, double seconds)
                         (long long)c->dim[i]);
     len += snprintf(buf + len, sizeof buf - (size_t)len,
                     ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"
-                    "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"cache_hits\":%u,\"bytes_saved\":%llu,\"tid\":%d}\n",
+                    "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"cache_hits\":%u,\"bytes_saved\":%llu,\"track_us\":%.1f,"
+                    "\"tid\":%d}\n",
                     c->opts, c->flops, gs_where_names[c->where], why, seconds,
                     (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (unsigned)c->cache_hits,
-                    (unsigned long long)c->bytes_saved, (int)gettid());
+                    (unsigned long long)c->bytes_saved, (double)c->track_ns * 1e-3, (int)gettid());
     gs_log_write(buf, (size_t)len);
 }
 

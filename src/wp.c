@@ -60,38 +60,6 @@ static long gs_wp_scan(struct pm_scan_arg *s, uintptr_t lo, uintptr_t hi, size_t
     return ioctl(gs_wp.pagemap, PAGEMAP_SCAN, s);
 }
 
-int gs_wp_ready(const char **why)
-{
-    if (gs_wp.state == 0) {
-        gs_page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        /* User-mode-only needs no privilege; asynchronous protection never hands a fault to user space, so
-         * the kernel's own writes go through all the same. */
-        gs_wp.uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
-        if (gs_wp.uffd < 0 && errno == EINVAL)
-            gs_wp.uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-        struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_WP_ASYNC};
-        struct pm_scan_arg s = {0};
-        if (gs_wp.uffd < 0)
-            gs_wp_fail(errno == EPERM ? "userfaultfd is not permitted here" : "the kernel has no userfaultfd");
-        else if (ioctl(gs_wp.uffd, UFFDIO_API, &api) || !(api.features & UFFD_FEATURE_WP_ASYNC))
-            gs_wp_fail("the kernel has no asynchronous write protection (Linux 6.7 or later has)");
-        else if ((gs_wp.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
-            gs_wp_fail("cannot open /proc/self/pagemap");
-        else if (gs_wp_scan(&s, gs_page_down((uintptr_t)&gs_wp), gs_page_down((uintptr_t)&gs_wp) + gs_page, 1) < 0)
-            gs_wp_fail("the kernel has no PAGEMAP_SCAN (Linux 6.7 or later has)");
-        else
-            gs_wp.state = 1;
-    }
-    *why = gs_wp.why;
-    return gs_wp.state > 0 ? GS_OK : GS_ENODEV;
-}
-
-int gs_wp_register(uintptr_t lo, uintptr_t hi)
-{
-    struct uffdio_register r = {.range = {lo, hi - lo}, .mode = UFFDIO_REGISTER_MODE_WP};
-    return ioctl(gs_wp.uffd, UFFDIO_REGISTER, &r) == 0 ? GS_OK : GS_EINVAL;
-}
-
 /* Protects the written pages of part p, keeping the runs it reports. */
 static void gs_wp_protect_part(gs_wp_part_t *p)
 {
@@ -156,6 +124,40 @@ static bool gs_wp_helpers(void)
             gs_wp.helpers = -1;
     }
     return gs_wp.helpers > 0;
+}
+
+int gs_wp_ready(const char **why)
+{
+    if (gs_wp.state == 0) {
+        gs_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        /* User-mode-only needs no privilege; asynchronous protection never hands a fault to user space, so
+         * the kernel's own writes go through all the same. */
+        gs_wp.uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+        if (gs_wp.uffd < 0 && errno == EINVAL)
+            gs_wp.uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+        struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_WP_ASYNC};
+        struct pm_scan_arg s = {0};
+        if (gs_wp.uffd < 0)
+            gs_wp_fail(errno == EPERM ? "userfaultfd is not permitted here" : "the kernel has no userfaultfd");
+        else if (ioctl(gs_wp.uffd, UFFDIO_API, &api) || !(api.features & UFFD_FEATURE_WP_ASYNC))
+            gs_wp_fail("the kernel has no asynchronous write protection (Linux 6.7 or later has)");
+        else if ((gs_wp.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
+            gs_wp_fail("cannot open /proc/self/pagemap");
+        else if (gs_wp_scan(&s, gs_page_down((uintptr_t)&gs_wp), gs_page_down((uintptr_t)&gs_wp) + gs_page, 1) < 0)
+            gs_wp_fail("the kernel has no PAGEMAP_SCAN (Linux 6.7 or later has)");
+        else
+            gs_wp.state = 1;
+        if (gs_wp.state > 0) /* now, not under the cache's lock, where a hooked free could wait for it */
+            gs_wp_helpers();
+    }
+    *why = gs_wp.why;
+    return gs_wp.state > 0 ? GS_OK : GS_ENODEV;
+}
+
+int gs_wp_register(uintptr_t lo, uintptr_t hi)
+{
+    struct uffdio_register r = {.range = {lo, hi - lo}, .mode = UFFDIO_REGISTER_MODE_WP};
+    return ioctl(gs_wp.uffd, UFFDIO_REGISTER, &r) == 0 ? GS_OK : GS_EINVAL;
 }
 
 int gs_wp_protect(uintptr_t lo, uintptr_t hi, void (*written)(uintptr_t, uintptr_t, void *), void *arg)
