@@ -265,8 +265,8 @@ static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
 
 /* Bytes a GPU call copies in and out.  An operand that the residency cache holds, or that an earlier call
  * used, is not counted: a matrix that comes back is expected to come back again, and to be found on the
- * device then. */
-static double gs_blas_bytes(const gs_blas_t *p)
+ * device then; such operands are marked in c->known, for the cache. */
+static double gs_blas_bytes(gs_call_t *c, const gs_blas_t *p)
 {
     gs_operand_t o[3];
     int n = gs_blas_operands(p, o);
@@ -274,8 +274,9 @@ static double gs_blas_bytes(const gs_blas_t *p)
     for (int i = 0; i < n; i++) {
         gs_hreg_t h = {(char *)o[i].host, (size_t)o[i].rows * (size_t)es, (size_t)o[i].ld * (size_t)es,
                        (size_t)o[i].cols};
-        bool resident = o[i].in && !o[i].out && gs_cache_expect(&h);
-        bytes += (double)o[i].rows * (double)o[i].cols * es * ((o[i].in && !resident) + o[i].out);
+        bool again = o[i].in && !o[i].out && gs_cache_expect(&h);
+        c->known |= (uint8_t)(again << i);
+        bytes += (double)o[i].rows * (double)o[i].cols * es * ((o[i].in && !again) + o[i].out);
     }
     return bytes;
 }
@@ -303,7 +304,7 @@ int gs_blas_offload(gs_call_t *c, unsigned e, gs_blas_t *p)
         return gs_call_cpu(c, cannot);
     c->flops = gs_blas_flops(p);
     gs_blas_fn *fn = gs_backend->blas[p->op];
-    if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_policy_model(c, gs_blas_bytes(p)) == GS_WHERE_CPU ||
+    if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_policy_model(c, gs_blas_bytes(c, p)) == GS_WHERE_CPU ||
         gs_gpu_acquire(c) != GS_OK)
         return gs_call_cpu(c, c->why);
     int rc = fn(c, p);

@@ -26,6 +26,7 @@ typedef struct {
     size_t bytes;     /* of dev */
     gs_cstate_t state;
     bool doomed;      /* BUSY, and the memory was freed meanwhile: drop at the end of the call */
+    bool verified;    /* found private (gs_wp_clean's full check) once: later checks are the fast ones */
     uint64_t used;    /* clock of the last use */
 } gs_centry_t;
 
@@ -302,9 +303,10 @@ static void gs_cache_limit(void)
         gs_c.max = 1; /* 0 means unresolved: GPUSHIM_CACHE_MAX=0 caches nothing */
 }
 
-/* The entry for operand h in this call, found or made (fresh), bound into b; NULL when none.  A found entry is a hit
- * when the call reads it and none of its pages changed since it was protected. */
-static gs_centry_t *gs_cache_take(const gs_hreg_t *h, bool in, gs_cbind_t *b, bool *fresh)
+/* The entry for operand h in this call, found or made (fresh), bound into b; NULL when none.  A found entry is a
+ * hit when the call reads it and none of its pages changed since it was protected.  again: an earlier call used
+ * h too. */
+static gs_centry_t *gs_cache_take(const gs_hreg_t *h, bool in, bool out, bool again, gs_cbind_t *b, bool *fresh)
 {
     gs_cache_limit();
     uintptr_t lo = gs_page_down((uintptr_t)h->host), hi = gs_page_up((uintptr_t)h->host + gs_hreg_extent(h));
@@ -320,11 +322,15 @@ static gs_centry_t *gs_cache_take(const gs_hreg_t *h, bool in, gs_cbind_t *b, bo
     }
     pthread_mutex_unlock(&gs_c.lock);
     if (was == GS_CE_BUSY || was == GS_CE_VALID) {
-        b->hit = was == GS_CE_VALID && in && gs_wp_clean(lo, hi);
+        b->hit = was == GS_CE_VALID && in && gs_wp_clean(lo, hi, !e->verified);
+        e->verified |= b->hit;
         return e;
     }
-    /* A new entry: the pages must be trackable, and there must be room, in the table (the least recently used
-     * entry goes when it is full) and on the device. */
+    /* A new entry: for an operand only read, on its second use (protecting costs more than one copy of a
+     * matrix in 4 KiB pages, and most operands are used once); the pages must be trackable, and there must be
+     * room, in the table (the least recently used entry goes when it is full) and on the device. */
+    if (!out && !again)
+        return NULL;
     pthread_mutex_lock(&gs_c.lock);
     if (!gs_cache_slot()) {
         gs_centry_t *old = NULL;
@@ -369,11 +375,12 @@ static bool gs_cache_ready(void)
     return false;
 }
 
-void gs_cache_bind(const gs_hreg_t *h, bool in, bool out, bool fits, gs_cbind_t *b)
+void gs_cache_bind(const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b)
 {
     *b = (gs_cbind_t){.out = out, .slot = -1};
     bool fresh = false;
-    gs_centry_t *e = fits && gs_cache_eligible(h) && gs_cache_ready() ? gs_cache_take(h, in, b, &fresh) : NULL;
+    gs_centry_t *e =
+        fits && gs_cache_eligible(h) && gs_cache_ready() ? gs_cache_take(h, in, out, again, b, &fresh) : NULL;
     if (out)
         gs_cache_writing(h, fresh ? e : NULL);
 }

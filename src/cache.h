@@ -31,13 +31,14 @@ GS_HIDDEN void gs_cache_call(void);
  * expected to come back again), so that its copy need not be counted.  Notes h as seen. */
 GS_HIDDEN bool gs_cache_expect(const gs_hreg_t *h);
 
-/* Finds or makes the entry of operand h, which the call reads (in) and/or writes (out): b->dev is NULL when h
- * is not cached (cache off, too small, untrackable memory, no room, or the call's operands do not all fit
+/* Finds or makes the entry of operand h, which the call reads (in) and/or writes (out), and which an earlier
+ * call used too when again (gs_cache_expect said so): b->dev is NULL when h is not cached (cache off, too
+ * small, untrackable memory, no room, an input used for the first time, or the call's operands do not all fit
  * on the device: !fits).  Before gpushim writes an output, every
  * other entry covering its pages is dropped and the pages lose their protection (a copy engine's writes into
  * registered memory leave no trace in the page tables); this is done whether or not the output is cached.
  * GPU lock. */
-GS_HIDDEN void gs_cache_bind(const gs_hreg_t *h, bool in, bool out, bool fits, gs_cbind_t *b);
+GS_HIDDEN void gs_cache_bind(const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b);
 
 /* After the call, with every host write done: on success (ok) each bound entry becomes valid and its pages
  * are protected; otherwise entries whose device copy may differ from the host are dropped.  GPU lock. */

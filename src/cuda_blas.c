@@ -250,7 +250,7 @@ static int gs_cuda_blas(gs_call_t *c, const gs_blas_t *p)
     /* Operands are cached only when the call runs with all of them on the device (not GEMM out of core). */
     bool fits = gs_cuda_budget(c, &budget) == GS_OK && total <= budget;
     for (int i = 0; i < n; i++)
-        gs_cache_bind(&h[i], o[i].in, o[i].out, fits, &b[i]);
+        gs_cache_bind(&h[i], o[i].in, o[i].out, c->known >> i & 1, fits, &b[i]);
     c->track_ns = gs_now_ns() - t0;
     gs_hostreg_call();
     for (int i = 0; i < n; i++)

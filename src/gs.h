@@ -164,6 +164,7 @@ typedef struct {
     uint64_t bytes_h2d, bytes_d2h;
     uint64_t bytes_saved; /* copies to the device that cached operands made unnecessary */
     uint32_t cache_hits;  /* operands found on the device, unchanged */
+    uint8_t known;        /* operands (bit i of gs_blas_operands' order) that an earlier call used too */
     uint64_t track_ns;    /* time the residency cache took: look-ups, page-table scans, protection */
     double flops;
     int64_t dim[3];       /* sizes in the order of dim_names */
@@ -197,7 +198,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->where = GS_WHERE_CPU;
     c->why = "";
     c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
-    c->cache_hits = 0;
+    c->cache_hits = c->known = 0;
     c->track_ns = 0;
     c->flops = 0;
     c->timed = gs.opt.log || gs.opt.summary;

@@ -20,6 +20,7 @@
 #define PAGE_IS_FILE (1 << 2)
 #define PAGE_IS_PRESENT (1 << 3)
 #define PM_SCAN_WP_MATCHING (1 << 0)
+#define PM_SCAN_CHECK_WPASYNC (1 << 1)
 struct page_region {
     uint64_t start, end, categories;
 };

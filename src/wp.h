@@ -28,9 +28,10 @@ GS_HIDDEN int gs_wp_protect(uintptr_t lo, uintptr_t hi, void (*written)(uintptr_
  * protected costs a fault, nothing more). */
 GS_HIDDEN void gs_wp_unprotect(uintptr_t lo, uintptr_t hi);
 
-/* True when every page of [lo, hi) is tracked, present, private (not backed by a file or shared memory,
- * which another process could write) and unwritten since it was protected. */
-GS_HIDDEN bool gs_wp_clean(uintptr_t lo, uintptr_t hi);
+/* True when every page of [lo, hi) is tracked, present and unwritten since it was protected, and, when full,
+ * private too (not backed by a file or shared memory, which another process could write): a property of the
+ * mapping that needs checking once per cached range (a slower scan). */
+GS_HIDDEN bool gs_wp_clean(uintptr_t lo, uintptr_t hi, bool full);
 
 /* Fork handler: a child whose parent tracked writes never does (the descriptors would speak for the parent). */
 GS_HIDDEN void gs_wp_atfork_child(void);
