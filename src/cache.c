@@ -426,6 +426,7 @@ void gs_cache_atfork_child(void)
 {
     pthread_mutex_init(&gs_c.lock, NULL);
     memset(gs_c.e, 0, sizeof gs_c.e);
+    gs_c.npool = 0; /* the parent's device memory */
     gs_c.bytes = 0;
     atomic_store(&gs_c.lo, 0);
     atomic_store(&gs_c.hi, 0);
