@@ -33,6 +33,13 @@ check "hazards: the exit record counts the bytes saved" \
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/off.log GPUSHIM_CACHE=0 $P $W/off.bin
 check "GPUSHIM_CACHE=0: results equal, no hit" \
     sh -c "$T/blas_cmp $W/ref.bin $W/off.bin && [ $(logsum cache_hits $W/off.log) = 0 ]"
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/none.log GPUSHIM_CACHE_MAX=0 $P $W/none.bin
+check "GPUSHIM_CACHE_MAX=0: results equal, no hit" \
+    sh -c "$T/blas_cmp $W/ref.bin $W/none.bin && [ $(logsum cache_hits $W/none.log) = 0 ]"
+shim GPUSHIM_OFFLOAD=always GPUSHIM_SUMMARY=1 $P $W/sum.bin 2>$W/sum.err
+check "GPUSHIM_SUMMARY=1: the table counts the megabytes saved, in a column and in total" \
+    sh -c "grep -q 'MB saved' $W/sum.err && grep -Eq '^gpushim: dgemm +24 +24 .* [1-9][0-9.]* +100%$' $W/sum.err &&
+        grep -Eq '^gpushim: [1-9][0-9.]* MB of copies to the GPU saved by the residency cache$' $W/sum.err"
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/small.log GPUSHIM_CACHE_MAX=3M $P $W/small.bin
 check "GPUSHIM_CACHE_MAX=3M: results equal, still hits (one 2 MiB entry at a time)" \
     sh -c "$T/blas_cmp $W/ref.bin $W/small.bin && [ $(logsum cache_hits $W/small.log) -gt 0 ]"
