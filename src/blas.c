@@ -270,13 +270,13 @@ static double gs_blas_bytes(gs_call_t *c, const gs_blas_t *p)
 {
     gs_operand_t o[3];
     int n = gs_blas_operands(p, o);
-    double bytes = 0, es = (double)gs_prec_size(p->prec);
+    size_t es = gs_prec_size(p->prec);
+    double bytes = 0;
     for (int i = 0; i < n; i++) {
-        gs_hreg_t h = {(char *)o[i].host, (size_t)o[i].rows * (size_t)es, (size_t)o[i].ld * (size_t)es,
-                       (size_t)o[i].cols};
+        gs_hreg_t h = gs_operand_hreg(&o[i], es);
         bool again = o[i].in && !o[i].out && gs_cache_expect(&h);
         c->known |= (uint8_t)(again << i);
-        bytes += (double)o[i].rows * (double)o[i].cols * es * ((o[i].in && !again) + o[i].out);
+        bytes += (double)h.width * (double)h.cols * ((o[i].in && !again) + o[i].out);
     }
     return bytes;
 }

@@ -162,12 +162,6 @@ int gs_cuda_compute(gs_call_t *c, const gs_blas_t *p, const void *beta_in, char 
     return GS_OK;
 }
 
-/* Operand o as the transfer engine sees it. */
-static gs_hreg_t gs_operand_hreg(const gs_operand_t *o, size_t es)
-{
-    return (gs_hreg_t){(char *)o->host, (size_t)o->rows * es, (size_t)o->ld * es, (size_t)o->cols};
-}
-
 /* Device memory for the operands not in the cache (scratch), and the uploads of those the device does not
  * hold already: d[i] and ld[i] are where the operands are. */
 static int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, const gs_cbind_t *b, int n,

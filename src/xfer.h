@@ -26,6 +26,12 @@ typedef struct {
  * after one notice. */
 GS_HIDDEN void gs_xfer_start(void);
 
+/* Operand o of a BLAS call (elements of es bytes) as a region. */
+static inline gs_hreg_t gs_operand_hreg(const gs_operand_t *o, size_t es)
+{
+    return (gs_hreg_t){(char *)o->host, (size_t)o->rows * es, (size_t)o->ld * es, (size_t)o->cols};
+}
+
 /* Bytes from the first to the last byte of region h. */
 static inline size_t gs_hreg_extent(const gs_hreg_t *h)
 {
