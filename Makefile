@@ -17,7 +17,7 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/obj/%.o)
 LIB := $(B)/libgpushim.so
 MAP := $(B)/gpushim.map
 
-STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13
+STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13 $(B)/standin/libcusolver.so.12
 
 .PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache install uninstall deps \
 	deps-demo clean help
@@ -71,6 +71,11 @@ $(B)/standin/libcudart.so.13: tests/standin/cudart.c tests/standin/standin.h | $
 $(B)/standin/libcublas.so.13: tests/standin/cublas.c tests/standin/standin.h $(B)/standin/libcudart.so.13
 	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -shared -Wl,-soname,libcublas.so.13 $< -o $@ \
 		-L$(B)/standin -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN'
+
+# cuSOLVER's soname has its own major version: 12 in CUDA 13.
+$(B)/standin/libcusolver.so.12: tests/standin/cusolver.c tests/standin/standin.h $(B)/standin/libcudart.so.13
+	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -shared -Wl,-soname,libcusolver.so.12 $< -o $@ \
+		-L$(B)/standin -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN' -ldl
 
 # The stand-in's own test: deferred streams, events, pinned memory, seeded reordering.
 $(B)/standin/selftest: tests/standin/selftest.c tests/standin/standin.h $(STANDIN)

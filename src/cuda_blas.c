@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cache.h"
+#include "cuda_call.h"
 #include "hostreg.h"
 
 /* Device memory kept between calls for operands, at most. */
@@ -162,16 +162,16 @@ int gs_cuda_compute(gs_call_t *c, const gs_blas_t *p, const void *beta_in, char 
     return GS_OK;
 }
 
-/* Device memory for the operands not in the cache (scratch), and the uploads of those the device does not
- * hold already: d[i] and ld[i] are where the operands are. */
-static int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, const gs_cbind_t *b, int n,
-                            size_t es, char **d, int64_t *ld)
+int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, const gs_cbind_t *b, int n,
+                     size_t es, size_t extra, char **dextra, char **d, int64_t *ld)
 {
-    size_t off[3], total = 0, budget;
+    size_t off[4], total = 0, budget;
     for (int i = 0; i < n; i++) {
         off[i] = total;
         total += b[i].dev ? 0 : gs_round256((size_t)o[i].rows * (size_t)o[i].cols * es);
     }
+    size_t xoff = total;
+    total += gs_round256(extra);
     int rc = gs_cuda_budget(c, &budget);
     if (rc != GS_OK)
         return rc;
@@ -181,6 +181,8 @@ static int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t
     }
     if ((rc = gs_cuda_scratch(c, total)) != GS_OK)
         return rc;
+    if (dextra)
+        *dextra = gs_cuda.scratch + xoff;
     for (int i = 0; i < n; i++) {
         d[i] = b[i].dev ? b[i].dev : gs_cuda.scratch + off[i];
         ld[i] = o[i].rows > 0 ? o[i].rows : 1;
@@ -192,9 +194,8 @@ static int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t
     return GS_OK;
 }
 
-/* Copies the outputs back once the computation queued so far has succeeded. */
-static int gs_cuda_outputs(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, int n, size_t es,
-                           char *const *d, const int64_t *ld)
+int gs_cuda_outputs(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, int n, size_t es, char *const *d,
+                    const int64_t *ld)
 {
     /* Nothing is written to user memory before the computation is known to have succeeded. */
     GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
@@ -210,31 +211,27 @@ static int gs_cuda_outputs(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t 
 /* Any routine in one piece (every Level-3 routine but GEMM, and gemv, whose vectors travel strided on the host,
  * compact on the device): its n operands o on the device in whole, computed, the output copied back. */
 static int gs_cuda_whole(gs_call_t *c, const gs_blas_t *p, const gs_operand_t *o, const gs_hreg_t *h,
-                               const gs_cbind_t *b, int n)
+                         gs_cbind_t *b, int n)
 {
     size_t es = gs_prec_size(p->prec);
     char *d[3] = {NULL, NULL, NULL};
     int64_t ld[3] = {1, 1, 1};
-    int rc = gs_cuda_operands(c, o, h, b, n, es, d, ld);
+    int rc = gs_cuda_operands(c, o, h, b, n, es, 0, NULL, d, ld);
     if (rc == GS_OK)
         rc = gs_cuda_compute(c, p, p->beta, d, ld);
     return rc != GS_OK ? rc : gs_cuda_outputs(c, o, h, n, es, d, ld);
 }
 
-/* Every BLAS routine on the GPU: on the configured device, giving the calling thread's current device back
- * afterwards (the program may use CUDA itself); operands found in the residency cache or entered there, the
- * others in scratch memory. */
-static int gs_cuda_blas(gs_call_t *c, const gs_blas_t *p)
+int gs_cuda_run(gs_call_t *c, const gs_operand_t *o, int n, size_t es, uint8_t scratch_only, gs_cuda_body_fn *body,
+                const void *arg)
 {
     int prev;
     GS_CUDA(c, cudaGetDevice, (&prev));
     if (prev != gs_cuda.device)
         GS_CUDA(c, cudaSetDevice, (gs_cuda.device));
-    gs_operand_t o[3];
-    gs_hreg_t h[3];
-    gs_cbind_t b[3];
-    size_t es = gs_prec_size(p->prec), total = 0, budget = 0;
-    int n = gs_blas_operands(p, o);
+    gs_hreg_t h[4];
+    gs_cbind_t b[4];
+    size_t total = 0, budget = 0;
     uint64_t t0 = gs_now_ns(); /* the cache's own time, in the log as track_us */
     gs_cache_call();
     for (int i = 0; i < n; i++) {
@@ -244,13 +241,13 @@ static int gs_cuda_blas(gs_call_t *c, const gs_blas_t *p)
     /* Operands are cached only when the call runs with all of them on the device (not GEMM out of core). */
     bool fits = gs_cuda_budget(c, &budget) == GS_OK && total <= budget;
     for (int i = 0; i < n; i++)
-        gs_cache_bind(&h[i], o[i].in, o[i].out, c->known >> i & 1, fits, &b[i]);
+        gs_cache_bind(&h[i], o[i].in, o[i].out, c->known >> i & 1, fits && !(scratch_only >> i & 1), &b[i]);
     c->track_ns = gs_now_ns() - t0;
     gs_hostreg_call();
     for (int i = 0; i < n; i++)
         if (!b[i].hit) /* operands seen before are registered now, so that their copies skip staging */
             gs_hostreg_use(h[i].host, gs_hreg_extent(&h[i]));
-    int rc = p->op == GS_OP_gemm ? gs_cuda_gemm(c, p, b) : gs_cuda_whole(c, p, o, h, b, n);
+    int rc = body(c, arg, o, h, b, n);
     t0 = gs_now_ns();
     gs_cache_end(c, b, n, rc == GS_OK);
     c->track_ns += gs_now_ns() - t0;
@@ -261,6 +258,21 @@ static int gs_cuda_blas(gs_call_t *c, const gs_blas_t *p)
     if (prev != gs_cuda.device)
         gs_cuda.cudaSetDevice(prev);
     return rc;
+}
+
+static int gs_cuda_blas_body(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h,
+                             gs_cbind_t *b, int n)
+{
+    const gs_blas_t *p = arg;
+    return p->op == GS_OP_gemm ? gs_cuda_gemm(c, p, b) : gs_cuda_whole(c, p, o, h, b, n);
+}
+
+/* Every BLAS routine on the GPU. */
+static int gs_cuda_blas(gs_call_t *c, const gs_blas_t *p)
+{
+    gs_operand_t o[3];
+    int n = gs_blas_operands(p, o);
+    return gs_cuda_run(c, o, n, gs_prec_size(p->prec), 0, gs_cuda_blas_body, p);
 }
 
 const gs_backend_t gs_cuda_backend = {
@@ -279,4 +291,7 @@ const gs_backend_t gs_cuda_backend = {
             [GS_OP_trsm] = gs_cuda_blas,
             [GS_OP_gemv] = gs_cuda_blas,
         },
+#define GS_X_LAPACK(op) [GS_OP_##op] = gs_cuda_lapack,
+    .lapack = {GS_LAPACK_OPS(GS_X_LAPACK)},
+#undef GS_X_LAPACK
 };

@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cusolver_common.h>
+
 #include "cudalib.h"
 
 gs_cuda_t gs_cuda;
+int gs_cuda_major;
 
 /* The cuBLAS entries of each operation, S D C Z; NULL where cuBLAS has none. */
 const char *const gs_cublas_names[GS_NOPS][GS_NPREC] = {
@@ -23,8 +26,7 @@ const char *const gs_cublas_names[GS_NOPS][GS_NPREC] = {
     [GS_OP_gemv] = {"cublasSgemv_v2_64", "cublasDgemv_v2_64", "cublasCgemv_v2_64", "cublasZgemv_v2_64"},
 };
 
-/* Opens lib<base>.so.<major> from GPUSHIM_CUDA_LIBDIR, or by soname through the loader's search path. */
-static void *gs_cuda_open(const char *base, int major, char *why, size_t n)
+void *gs_cuda_open(const char *base, int major, char *why, size_t n)
 {
     char path[1200];
     if (gs.opt.cuda_libdir)
@@ -70,6 +72,7 @@ int gs_cuda_load(char *why, size_t n)
         return GS_ENODEV;
     }
     gs_cuda.device = gs.opt.device;
+    gs_cuda_major = major;
     if (!(blas = gs_cuda_open("cublas", major, why, n)))
         return GS_ENODEV;
     lib = blas;
@@ -84,10 +87,17 @@ int gs_cuda_load(char *why, size_t n)
 
 int gs_cuda_error(gs_call_t *c, const char *name, int status, const char *file, int line)
 {
-    bool cublas = strncmp(name, "cublas", 6) == 0;
-    const char *msg = cublas ? gs_cuda.cublasGetStatusString((cublasStatus_t)status)
-                             : gs_cuda.cudaGetErrorString((cudaError_t)status);
+    /* cuSOLVER has no function naming its statuses. */
+    static const char *const cusolver_msgs[] = {"success", "not initialized", "allocation failed",
+                                                "invalid value", "architecture mismatch", "mapping error",
+                                                "execution failed", "internal error"};
+    bool cublas = strncmp(name, "cublas", 6) == 0, cusolver = strncmp(name, "cusolver", 8) == 0;
+    const char *msg = cublas   ? gs_cuda.cublasGetStatusString((cublasStatus_t)status)
+                      : cusolver ? (status >= 0 && status < 8 ? cusolver_msgs[status] : NULL)
+                                 : gs_cuda.cudaGetErrorString((cudaError_t)status);
     gs_call_why(c, "gpu error: %s: %s (%d) at %s:%d", name, msg ? msg : "unknown error", status, file, line);
-    bool oom = cublas ? status == CUBLAS_STATUS_ALLOC_FAILED : status == cudaErrorMemoryAllocation;
+    bool oom = cublas     ? status == CUBLAS_STATUS_ALLOC_FAILED
+               : cusolver ? status == CUSOLVER_STATUS_ALLOC_FAILED
+                          : status == cudaErrorMemoryAllocation;
     return oom ? GS_ENOMEM : GS_EGPU;
 }

@@ -14,7 +14,7 @@
     X(cudaGetDeviceCount) X(cudaGetDevice) X(cudaSetDevice) X(cudaMalloc) X(cudaFree) X(cudaMemcpy2DAsync) \
     X(cudaStreamCreateWithFlags) X(cudaStreamSynchronize) X(cudaDeviceSynchronize) X(cudaGetErrorString) \
     X(cudaMemGetInfo) X(cudaHostAlloc) X(cudaFreeHost) X(cudaEventCreateWithFlags) X(cudaEventRecord) \
-    X(cudaEventSynchronize) X(cudaStreamWaitEvent) X(cudaHostRegister) X(cudaHostUnregister)
+    X(cudaEventSynchronize) X(cudaStreamWaitEvent) X(cudaHostRegister) X(cudaHostUnregister) X(cudaMemsetAsync)
 #define GS_CUBLAS_FUNCS(X) X(cublasCreate_v2) X(cublasSetStream_v2) X(cublasGetStatusString)
 
 /* Events that order the streams.  Each is recorded and waited for at once, so one event per kind of edge
@@ -47,6 +47,12 @@ GS_HIDDEN extern const char *const gs_cublas_names[GS_NOPS][GS_NPREC];
 
 /* Written by gs_cuda_load and gs_cuda_up under the GPU lock, before the GPU is published as up. */
 GS_HIDDEN extern gs_cuda_t gs_cuda;
+
+/* Opens lib<base>.so.<major> from GPUSHIM_CUDA_LIBDIR, or by soname through the loader's search path; NULL with
+ * a reason in why. */
+GS_HIDDEN void *gs_cuda_open(const char *base, int major, char *why, size_t n);
+/* The major version of the CUDA runtime loaded (13 or 12). */
+GS_HIDDEN extern int gs_cuda_major;
 
 /* Opens the libraries and resolves every function.  0, or negative with a reason in why. */
 GS_HIDDEN int gs_cuda_load(char *why, size_t n);

@@ -24,6 +24,7 @@ enum {
     GS_ENOMEM = -2,  /* device (or pinned host) memory exhausted */
     GS_ENODEV = -3,  /* no usable GPU in this process */
     GS_EINVAL = -4,  /* bad value (option, policy file) */
+    GS_ELAPACK = -5, /* the GPU finished, but LAPACK's exact outputs (INFO > 0) must come from the CPU library */
 };
 
 /* Precisions, in the order S, D, C, Z. */
@@ -32,10 +33,17 @@ typedef enum { GS_P_S, GS_P_D, GS_P_C, GS_P_Z, GS_NPREC } gs_prec_t;
 static inline size_t gs_prec_size(int p) { return (size_t)4 << ((p & 1) + (p >> 1)); } /* 4, 8, 8, 16 */
 static inline bool gs_prec_complex(int p) { return p >= GS_P_C; }
 
-/* Operations: each names one entry template (glue_blas.h) and one member of the backend table. */
+/* Operations: each names one entry template (glue_blas.h, glue_lapack.h) and one member of the backend table. */
+#define GS_BLAS_OPS(X) \
+    X(gemm) X(symm) X(hemm) X(syrk) X(herk) X(syr2k) X(her2k) X(trmm) X(trsm) X(gemv) X(dot) X(dotsub) X(axpy)
+#define GS_LAPACK_OPS(X) \
+    X(getrf) X(getrs) X(gesv) X(getri) X(potrf) X(potrs) X(posv) X(potri) X(geqrf) X(orgqr) X(ormqr) X(gels) \
+    X(syevd) X(syev) X(gesdd) X(gesvd) X(geev) X(trtrs) X(trtri)
 typedef enum {
-    GS_OP_gemm, GS_OP_symm, GS_OP_hemm, GS_OP_syrk, GS_OP_herk, GS_OP_syr2k, GS_OP_her2k, GS_OP_trmm,
-    GS_OP_trsm, GS_OP_gemv, GS_OP_dot, GS_OP_dotsub, GS_OP_axpy, GS_NOPS
+#define GS_X_OP(op) GS_OP_##op,
+    GS_BLAS_OPS(GS_X_OP) GS_LAPACK_OPS(GS_X_OP)
+#undef GS_X_OP
+    GS_NOPS
 } gs_op_t;
 
 /* Routines: GS_R_DGEMM, ... */
@@ -156,6 +164,7 @@ typedef struct {
     uint16_t entry;      /* gs_entry_t */
     uint16_t routine;    /* gs_routine_t */
     bool nested;         /* made from inside the CPU library: passed straight through, not logged */
+    bool inside;         /* this thread is marked as inside the CPU library until gs_call_end */
     bool timed;          /* t0 is valid */
     uint8_t where;       /* gs_where_t */
     const char *why;     /* short reason (static string or why_buf) */
@@ -195,6 +204,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     if (c->nested)
         return false;
     c->routine = gs_entries[e].routine;
+    c->inside = false;
     c->where = GS_WHERE_CPU;
     c->why = "";
     c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
@@ -216,7 +226,9 @@ static inline int gs_call_cpu(gs_call_t *c, const char *why)
     if (!c->nested) {
         c->where = GS_WHERE_CPU;
         c->why = why;
-        gs_depth++;
+        if (!c->inside)
+            gs_depth++;
+        c->inside = true;
     }
     return 1;
 }
@@ -226,7 +238,7 @@ static inline void gs_call_end(gs_call_t *c)
 {
     if (c->nested)
         return;
-    if (c->where == GS_WHERE_CPU)
+    if (c->inside)
         gs_depth--;
     if (c->timed)
         gs_call_record(c);

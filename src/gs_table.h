@@ -24,6 +24,7 @@
 #define GS_CONV_F77(X, ID, P, name)       GS_SPELL_F77(X, ID, P, name)
 #define GS_CONV_CBLAS(X, ID, P, name)     GS_SPELL_CBLAS(X, ID, P, name)
 #define GS_CONV_F77_CBLAS(X, ID, P, name) GS_SPELL_F77(X, ID, P, name) GS_SPELL_CBLAS(X, ID, P, name)
+#define GS_CONV_LAPACK(X, ID, P, name)    GS_SPELL_F77(X, ID, P, name)
 
 /* To visit every exported symbol:
  *     #define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(X, ID, P, name)

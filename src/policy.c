@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,9 @@ gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable)
         return c->why = "cpu only", GS_WHERE_CPU;
     if (c->flops == 0)
         return c->why = "trivial", GS_WHERE_CPU;
+    /* min_flops=inf turns a routine off, even under GPUSHIM_OFFLOAD=always. */
+    if (isinf(gs_rules[c->routine].min_flops))
+        return c->why = "routine off (min_flops=inf)", GS_WHERE_CPU;
     if (gs.opt.offload == GS_OFFLOAD_ALWAYS)
         return c->why = "forced", GS_WHERE_GPU;
     if (c->flops < gs_rules[c->routine].min_flops)

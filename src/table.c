@@ -21,7 +21,9 @@ const gs_entry_info_t gs_entries[GS_NENTRIES] = {
 };
 
 const char *const gs_op_names[GS_NOPS] = {
-    "gemm", "symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm", "gemv", "dot", "dotsub", "axpy",
+#define GS_X_NAME(op) #op,
+    GS_BLAS_OPS(GS_X_NAME) GS_LAPACK_OPS(GS_X_NAME)
+#undef GS_X_NAME
 };
 
 const char *const gs_dtype_names[GS_NPREC] = {"float32", "float64", "complex64", "complex128"};

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 demo_pkgs="build-essential python3 python3-venv"
 test_pkgs="$demo_pkgs pkg-config check libopenblas-dev libblas3 liblapack3 libfftw3-dev libunwind-dev \
-python3-numpy python3-scipy man-db groff-base"
+python3-numpy python3-scipy man-db groff-base liblapack-test"
 case $mode in
 demo) pkgs=$demo_pkgs ;;
 test) pkgs=$test_pkgs ;;
@@ -47,7 +47,8 @@ mkdir -p build
 # NumPy 2.x and SciPy from PyPI call the scipy_ spellings; the scipy-openblas wheels give the C tests the
 # same spellings to link against.
 venv build/venv-np2 numpy==2.4.6
-[ "$mode" = test ] && venv build/venv-np2 scipy==1.17.1 scipy-openblas32==0.3.34.481.3 scipy-openblas64==0.3.34.481.3
+[ "$mode" = test ] && venv build/venv-np2 scipy==1.17.1 scipy-openblas32==0.3.34.481.3 scipy-openblas64==0.3.34.481.3 \
+    pytest==8.4.2 hypothesis==6.140.2
 # NumPy 1.26's wheel bundles an ILP64 OpenBLAS with the 64_ suffix (dgemm_64_, cblas_dgemm64_).
-[ "$mode" = test ] && venv build/venv-np1 numpy==1.26.4
+[ "$mode" = test ] && venv build/venv-np1 numpy==1.26.4 pytest==8.4.2 hypothesis==6.140.2
 exit 0

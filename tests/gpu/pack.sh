@@ -1,7 +1,7 @@
 #!/bin/sh
 # Packs the CPU libraries that the test programs are linked against into build/gpu/libs.tar.xz, for the GPU
 # machine, which has none of them: Debian's OpenBLAS (plain spelling), NumPy 1.26's OpenBLAS (64_ spelling)
-# and Debian's reference BLAS (the nested-call test).  The scipy_ spellings come from the NumPy and SciPy
+# Debian's reference BLAS (the nested-call test) and Debian's LAPACK test programs.  The scipy_ spellings come from the NumPy and SciPy
 # installed there (tests/gpu/run.sh).
 set -eu
 cd "$(dirname "$0")/../.."
@@ -12,5 +12,10 @@ d=/usr/lib/x86_64-linux-gnu
 cp -L $d/libopenblas.so.0 $d/libgfortran.so.5 $d/libquadmath.so.0 "$tmp/"
 cp -L $d/blas/libblas.so.3 "$tmp/reference/"
 cp -r build/venv-np1/lib/python3*/site-packages/numpy.libs "$tmp/"
+# Debian's LAPACK test programs, their inputs and the libraries they load (liblapack-test).
+mkdir -p "$tmp/lapack-test/lib"
+cp $d/lapack/xlintst[sdcz] $d/lapack/xeigtst[sdcz] $d/lapack/*.in "$tmp/lapack-test/"
+ldd $d/lapack/xlintstd | awk '$3 ~ /^\// {print $3}' | grep -vE '/lib(c|m|gcc_s)\.so' |
+    xargs -I{} cp -L {} "$tmp/lapack-test/lib/"
 tar cJf build/gpu/libs.tar.xz -C "$tmp" .
 ls -la build/gpu/libs.tar.xz

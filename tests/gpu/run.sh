@@ -4,9 +4,9 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python loading cache; default all)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack loading cache; default all)
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python loading cache} "
+GROUPS_RUN=" ${*:-blas tiles reuse python lapack loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -105,6 +105,32 @@ print("".join(str(r["cache_hits"]) for r in map(json.loads, open(sys.argv[1])) i
     else
         bad "cache, numpy ($h hits)"
     fi
+fi
+
+# 5. LAPACK through cuSOLVER: Debian's LAPACK test programs (packed by tests/gpu/pack.sh; tests/t_lapack.sh
+# has the checks), then the linalg test suites of the NumPy and SciPy installed here, with pytest, under the
+# shim with every eligible call forced onto the GPU (BLAS too): no test may fail that fails without the shim.
+if want lapack; then
+    LT=$L/lapack-test
+    if GS_LAPACK_REAL=1 GS_LAPACK_TESTS=$LT LD_LIBRARY_PATH=$LT/lib:$LD_LIBRARY_PATH \
+        sh tests/t_lapack.sh >$OUT/t_lapack.out 2>&1; then
+        ok "LAPACK test programs: $(tail -n 1 $OUT/t_lapack.out)"
+    else
+        bad "LAPACK test programs: $(grep -c FAIL $OUT/t_lapack.out) failed checks (t_lapack.out)"
+    fi
+    for suite in ${LINALG_SUITES:-numpy.linalg scipy.linalg}; do
+        $PY -m pytest -q -rf -p no:cacheprovider --pyargs $suite >$OUT/$suite.ref 2>&1
+        GPUSHIM_SUMMARY=1 shim $PY -m pytest -q -rf -p no:cacheprovider --pyargs $suite >$OUT/$suite.gpu 2>&1
+        grep '^FAILED' $OUT/$suite.ref | sed 's/ - .*//' | sort >/tmp/$suite.ref.f
+        grep '^FAILED' $OUT/$suite.gpu | sed 's/ - .*//' | sort >/tmp/$suite.gpu.f
+        new=$(comm -13 /tmp/$suite.ref.f /tmp/$suite.gpu.f | wc -l)
+        res=$(grep -E '[0-9]+ passed' $OUT/$suite.gpu | tail -n 1)
+        if [ -n "$res" ] && [ "$new" = 0 ]; then
+            ok "$suite under the shim: $res (without: $(grep -E '[0-9]+ passed' $OUT/$suite.ref | tail -n 1))"
+        else
+            bad "$suite under the shim: $new tests fail that pass without it ($res)"
+        fi
+    done
 fi
 
 # 3. Loading, nesting, fork and threads.

@@ -787,6 +787,29 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
     return rc;
 }
 
+typedef struct {
+    void *dst;
+    int value;
+    size_t count;
+} memset_t;
+
+static void run_memset(void *arg)
+{
+    const memset_t *m = arg;
+    memset(m->dst, m->value, m->count);
+}
+
+/* Queued like a kernel: the bytes are set when the stream reaches it. */
+cudaError_t cudaMemsetAsync(void *dst, int value, size_t count, cudaStream_t stream)
+{
+    if (standin_fail("cudaMemsetAsync"))
+        return cudaErrorLaunchFailure;
+    if (count && standin_check_device(dst, count, "cudaMemsetAsync", "destination"))
+        return cudaErrorInvalidValue;
+    memset_t m = {dst, value, count};
+    return standin_enqueue(stream, run_memset, &m, sizeof m) ? cudaErrorInvalidResourceHandle : cudaSuccess;
+}
+
 /* ---- streams ------------------------------------------------------------------------------------------ */
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)

@@ -1,0 +1,102 @@
+"""LAPACK through NumPy and SciPy (issue 5), as a user writes it, or in CuPy with copies (the data start in
+NumPy and the results come back to NumPy).  Prints one JSON line per case and size: the case, n, the backend
+and the seconds of the best of REPEAT runs (default 2; 1 when a run takes over 5 s), each on a new copy of the
+data, made before the clock starts.
+
+usage: python lapack.py numpy|cupy [CASE...]   (default: every case)
+  sizes: SIZES (default "1024 2048 4096 8192 16384"); BIG (default 8192): the largest n for eigh, svd, eig
+  and lstsq, whose CPU times grow past minutes at 16384
+  cases: solve (64 right-hand sides), inv, cholesky, eigh, svd, qr, det, lstsq (64 right-hand sides), eig,
+  lu (scipy.linalg.lu_factor, then lu_solve with 64 right-hand sides, 10 times), cho (cho_factor, then
+  cho_solve likewise)
+"""
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+backend = sys.argv[1]
+cases = sys.argv[2:] or ["solve", "inv", "cholesky", "eigh", "svd", "qr", "det", "lstsq", "eig", "lu", "cho"]
+sizes = [int(s) for s in os.environ.get("SIZES", "1024 2048 4096 8192 16384").split()]
+big = int(os.environ.get("BIG", "8192"))
+repeat = int(os.environ.get("REPEAT", "2"))
+rng = np.random.default_rng(2026)
+if backend == "cupy":
+    import cupy as cp
+    import cupyx.scipy.linalg as cla
+else:
+    import scipy.linalg as sla
+
+
+def data(case, n):
+    a = rng.random((n, n)) - 0.5
+    if case in ("cholesky", "eigh", "cho"):
+        a = a @ a.T + n * np.eye(n)
+    b = rng.random((n, 64)) - 0.5
+    return a, b
+
+
+def run_numpy(case, a, b):
+    la = np.linalg
+    if case == "solve":
+        return la.solve(a, b)
+    if case == "inv":
+        return la.inv(a)
+    if case == "cholesky":
+        return la.cholesky(a)
+    if case == "eigh":
+        return la.eigh(a)
+    if case == "svd":
+        return la.svd(a)
+    if case == "qr":
+        return la.qr(a)
+    if case == "det":
+        return la.det(a)
+    if case == "lstsq":
+        return la.lstsq(a, b, rcond=None)
+    if case == "eig":
+        return la.eig(a)
+    if case == "lu":
+        f = sla.lu_factor(a)
+        return [sla.lu_solve(f, b) for _ in range(10)]
+    if case == "cho":
+        f = sla.cho_factor(a)
+        return [sla.cho_solve(f, b) for _ in range(10)]
+
+
+def run_cupy(case, a, b):
+    la = cp.linalg
+    da, db = cp.asarray(a), cp.asarray(b)
+    out = {
+        "solve": lambda: la.solve(da, db), "inv": lambda: la.inv(da), "cholesky": lambda: la.cholesky(da),
+        "eigh": lambda: la.eigh(da), "svd": lambda: la.svd(da), "qr": lambda: la.qr(da), "det": lambda: la.det(da),
+        "lstsq": lambda: la.lstsq(da, db, rcond=None), "eig": lambda: la.eig(da) if hasattr(la, "eig") else None,
+        "lu": lambda: (lambda f: [cla.lu_solve(f, db) for _ in range(10)])(cla.lu_factor(da)),
+        "cho": lambda: (lambda f: [cla.cho_solve(f, db) for _ in range(10)])(cla.cho_factor(da)),
+    }[case]()
+    res = out if isinstance(out, (tuple, list)) else [out]
+    return [cp.asnumpy(x) if isinstance(x, cp.ndarray) else x for x in res]
+
+
+for case in cases:
+    for n in sizes:
+        if n > big and case in ("eigh", "svd", "eig", "lstsq"):
+            continue
+        if backend == "cupy" and case == "eig" and not hasattr(cp.linalg, "eig"):
+            continue
+        times = []
+        for i in range(repeat):
+            a, b = data(case, n)
+            if backend == "cupy":
+                cp.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            (run_cupy if backend == "cupy" else run_numpy)(case, a, b)
+            if backend == "cupy":
+                cp.cuda.Device().synchronize()
+            times.append(time.perf_counter() - t0)
+            if times[-1] > 5:
+                break
+        print(json.dumps({"case": case, "n": n, "backend": backend, "seconds": min(times), "runs": times}),
+              flush=True)

@@ -1,0 +1,36 @@
+#!/bin/sh
+# LAPACK through NumPy and SciPy side by side (bench/lapack.py, issue 5): the CPU (NumPy's and SciPy's own
+# OpenBLAS), the same under gpushim, and CuPy with copies.  Needs a GPU, NumPy, SciPy and CuPy.  Writes
+# bench/results/lapack.jsonl, lapack.log (the offload log of the gpushim run) and lapack.md (RESULTS=DIR to
+# put them elsewhere).  SIZES, BIG, REPEAT and the cases (arguments) as bench/lapack.py takes them.
+set -eu
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+R=${RESULTS:-bench/results}
+LIB=$(pwd)/build/libgpushim.so
+mkdir -p "$R"
+J=$R/lapack.jsonl
+: >"$J"
+run() {
+    label=$1
+    shift
+    "$@" | sed "s/^{/{\"run\": \"$label\", /" >>"$J"
+}
+run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/lapack.log" $PY bench/lapack.py numpy "$@"
+run cupy $PY bench/lapack.py cupy "$@"
+run cpu $PY bench/lapack.py numpy "$@"
+$PY - "$J" <<'PY' | tee "$R/lapack.md"
+import json, sys
+t = {}
+for r in map(json.loads, open(sys.argv[1])):
+    t[(r["run"], r["case"], r["n"])] = r["seconds"]
+keys = sorted({(c, n) for _, c, n in t}, key=lambda k: (k[0], k[1]))
+print("| case | n | CPU ms | gpushim ms | CuPy with copies ms | CPU / gpushim | gpushim / CuPy |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+f = lambda v: f"{1e3 * v:.1f}" if v is not None else "-"
+for c, n in keys:
+    cpu, g, k = t.get(("cpu", c, n)), t.get(("gpushim", c, n)), t.get(("cupy", c, n))
+    r1 = f"{cpu / g:.2f}" if cpu and g else "-"
+    r2 = f"{g / k:.2f}" if g and k else "-"
+    print(f"| {c} | {n} | {f(cpu)} | {f(g)} | {f(k)} | {r1} | {r2} |")
+PY

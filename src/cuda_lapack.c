@@ -1,0 +1,476 @@
+/* LAPACK on the GPU through cuSOLVER (and cuBLAS's trsm for the triangular solves).  cuSOLVER is opened at the
+ * first LAPACK call that goes to the GPU.  A call's matrices go through the residency cache and the transfer
+ * engine like BLAS operands; pivots, Householder scalars and eigenvalues travel as small copies.  INFO is
+ * read back before anything is written to user memory: when it is not 0 the call is made again by the CPU
+ * library (GS_ELAPACK), so that the outputs of a singular or failing case are exactly LAPACK's. */
+#include <cusolverDn.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cuda_call.h"
+
+#define GS_CUSOLVER_FUNCS(X) \
+    X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnCreateParams) X(cusolverDnXgetrf_bufferSize) \
+    X(cusolverDnXgetrf) X(cusolverDnXgetrs) X(cusolverDnXpotrf_bufferSize) X(cusolverDnXpotrf) X(cusolverDnXpotrs) \
+    X(cusolverDnXgeqrf_bufferSize) X(cusolverDnXgeqrf) X(cusolverDnXsyevd_bufferSize) X(cusolverDnXsyevd) \
+    X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd) X(cusolverDnXtrtri_bufferSize) X(cusolverDnXtrtri) \
+    X(cusolverDnXgeev_bufferSize) X(cusolverDnXgeev)
+
+/* Routines cuSOLVER has only per precision, with 32-bit sizes; [1] is the workspace-size function. */
+enum { GS_SOL_POTRI, GS_SOL_ORGQR, GS_SOL_ORMQR, GS_SOL_N };
+static const char *const gs_sol_names[GS_SOL_N][GS_NPREC] = {
+    {"cusolverDnSpotri", "cusolverDnDpotri", "cusolverDnCpotri", "cusolverDnZpotri"},
+    {"cusolverDnSorgqr", "cusolverDnDorgqr", "cusolverDnCungqr", "cusolverDnZungqr"},
+    {"cusolverDnSormqr", "cusolverDnDormqr", "cusolverDnCunmqr", "cusolverDnZunmqr"},
+};
+/* Their signatures with every matrix as void: the same ABI as each precision's own prototype. */
+typedef cusolverStatus_t gs_potri_bs_fn(cusolverDnHandle_t, cublasFillMode_t, int, void *, int, int *);
+typedef cusolverStatus_t gs_potri_fn(cusolverDnHandle_t, cublasFillMode_t, int, void *, int, void *, int, int *);
+typedef cusolverStatus_t gs_orgqr_bs_fn(cusolverDnHandle_t, int, int, int, const void *, int, const void *, int *);
+typedef cusolverStatus_t gs_orgqr_fn(cusolverDnHandle_t, int, int, int, void *, int, const void *, void *, int,
+                                     int *);
+typedef cusolverStatus_t gs_ormqr_bs_fn(cusolverDnHandle_t, cublasSideMode_t, cublasOperation_t, int, int, int,
+                                        const void *, int, const void *, const void *, int, int *);
+typedef cusolverStatus_t gs_ormqr_fn(cusolverDnHandle_t, cublasSideMode_t, cublasOperation_t, int, int, int,
+                                     const void *, int, const void *, void *, int, void *, int, int *);
+typedef cublasStatus_t gs_trsm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
+                                  cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t, void *,
+                                  int64_t);
+
+/* cuSOLVER's state; written under the GPU lock. */
+static struct {
+#define GS_X_MEMBER(f) __typeof__(f) *f;
+    GS_CUSOLVER_FUNCS(GS_X_MEMBER)
+#undef GS_X_MEMBER
+    void *fn[GS_SOL_N][GS_NPREC][2];
+    cusolverDnHandle_t handle;
+    cusolverDnParams_t params;
+    int state; /* 0: not tried, 1: up, -1: failed (reason in why) */
+    char why[200];
+} gs_sol;
+
+#define GS_SOL(c, fn, args) GS_TRY(c, #fn, gs_sol.fn args)
+
+/* Opens cuSOLVER (major 12 with CUDA 13's runtime, 11 with CUDA 12's) and makes its handle. */
+static int gs_sol_up(gs_call_t *c)
+{
+    if (gs_sol.state == 0) {
+        gs_sol.state = -1;
+        void *h = gs_cuda_open("cusolver", gs_cuda_major - 1, gs_sol.why, sizeof gs_sol.why);
+        if (!h)
+            goto failed;
+#define GS_X_LOAD(f) \
+    if (!(*(void **)&gs_sol.f = dlsym(h, #f))) { \
+        snprintf(gs_sol.why, sizeof gs_sol.why, "%s is missing from cuSOLVER", #f); \
+        goto failed; \
+    }
+        GS_CUSOLVER_FUNCS(GS_X_LOAD)
+#undef GS_X_LOAD
+        for (int i = 0; i < GS_SOL_N; i++)
+            for (int p = 0; p < GS_NPREC; p++) {
+                char name[64];
+                snprintf(name, sizeof name, "%s_bufferSize", gs_sol_names[i][p]);
+                gs_sol.fn[i][p][0] = dlsym(h, gs_sol_names[i][p]);
+                gs_sol.fn[i][p][1] = dlsym(h, name);
+                if (!gs_sol.fn[i][p][0] || !gs_sol.fn[i][p][1]) {
+                    snprintf(gs_sol.why, sizeof gs_sol.why, "%s is missing from cuSOLVER", gs_sol_names[i][p]);
+                    goto failed;
+                }
+            }
+        if (gs_sol.cusolverDnCreate(&gs_sol.handle) || gs_sol.cusolverDnSetStream(gs_sol.handle, gs_cuda.stream) ||
+            gs_sol.cusolverDnCreateParams(&gs_sol.params)) {
+            snprintf(gs_sol.why, sizeof gs_sol.why, "cuSOLVER cannot start");
+            goto failed;
+        }
+        gs_sol.state = 1;
+    }
+    if (gs_sol.state == 1)
+        return GS_OK;
+    c->why = gs_sol.why;
+    return GS_ENODEV;
+failed:
+    if (!gs.opt.quiet)
+        gs_msg("%s; LAPACK runs on the CPU", gs_sol.why);
+    c->why = gs_sol.why;
+    return GS_ENODEV;
+}
+
+static const cudaDataType gs_dtype[GS_NPREC] = {CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F};
+static const cudaDataType gs_rtype[GS_NPREC] = {CUDA_R_32F, CUDA_R_64F, CUDA_R_32F, CUDA_R_64F};
+static cublasFillMode_t gs_fill(char u) { return u == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
+static cublasOperation_t gs_op(char t)
+{
+    return t == 'N' ? CUBLAS_OP_N : t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C;
+}
+static cusolverEigMode_t gs_eig(char job) { return job == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR; }
+
+/* Copies bytes between host and device on the compute stream (small arrays: pivots, scalars, INFO). */
+static int gs_small_copy(gs_call_t *c, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    GS_CUDA(c, cudaMemcpy2DAsync, (dst, bytes, src, bytes, bytes, 1, kind, gs_cuda.stream));
+    return GS_OK;
+}
+
+/* The device memory of one call besides its matrices, carved from one block. */
+typedef struct {
+    char *work;   /* cuSOLVER's device workspace */
+    size_t work_bytes;
+    int64_t *ipiv; /* pivots, 64-bit */
+    char *vec;    /* tau, or eigenvalues or singular values (2n reals for real geev) */
+    char *copy;   /* getri: the LU factors, while A becomes the identity and then the inverse */
+    int *info;    /* two INFO values */
+} gs_dmem_t;
+
+/* The workspace cuSOLVER needs for p (device bytes, host bytes). */
+static int gs_sol_work(gs_call_t *c, const gs_lapack_t *p, int64_t ld0, int64_t ld1, size_t *dev, size_t *host)
+{
+    cusolverDnHandle_t h = gs_sol.handle;
+    cusolverDnParams_t q = gs_sol.params;
+    cudaDataType t = gs_dtype[p->prec], r = gs_rtype[p->prec];
+    int64_t m = p->m, n = p->n;
+    size_t es = gs_prec_size(p->prec);
+    int lw = 0;
+    *dev = *host = 0;
+    switch (p->op) {
+    case GS_OP_getrf:
+    case GS_OP_gesv:
+        if (p->op == GS_OP_gesv)
+            m = n;
+        GS_SOL(c, cusolverDnXgetrf_bufferSize, (h, q, m, n, t, NULL, ld0, t, dev, host));
+        break;
+    case GS_OP_potrf:
+    case GS_OP_posv:
+        GS_SOL(c, cusolverDnXpotrf_bufferSize, (h, q, gs_fill(p->uplo), n, t, NULL, ld0, t, dev, host));
+        break;
+    case GS_OP_potri:
+        GS_TRY(c, gs_sol_names[GS_SOL_POTRI][p->prec],
+               ((gs_potri_bs_fn *)gs_sol.fn[GS_SOL_POTRI][p->prec][1])(h, gs_fill(p->uplo), (int)n, NULL, (int)ld0,
+                                                                         &lw));
+        *dev = (size_t)lw * es;
+        break;
+    case GS_OP_geqrf:
+    case GS_OP_gels: {
+        size_t d2 = 0;
+        GS_SOL(c, cusolverDnXgeqrf_bufferSize, (h, q, m, n, t, NULL, ld0, t, NULL, t, dev, host));
+        if (p->op == GS_OP_gels) {
+            GS_TRY(c, gs_sol_names[GS_SOL_ORMQR][p->prec],
+                   ((gs_ormqr_bs_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][1])(
+                       h, CUBLAS_SIDE_LEFT, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T, (int)m,
+                       (int)p->nrhs, (int)n, NULL, (int)ld0, NULL, NULL, (int)ld1, &lw));
+            d2 = (size_t)lw * es;
+        }
+        *dev = *dev > d2 ? *dev : d2;
+        break;
+    }
+    case GS_OP_orgqr:
+        GS_TRY(c, gs_sol_names[GS_SOL_ORGQR][p->prec],
+               ((gs_orgqr_bs_fn *)gs_sol.fn[GS_SOL_ORGQR][p->prec][1])(h, (int)m, (int)n, (int)p->k, NULL, (int)ld0,
+                                                                         NULL, &lw));
+        *dev = (size_t)lw * es;
+        break;
+    case GS_OP_ormqr:
+        GS_TRY(c, gs_sol_names[GS_SOL_ORMQR][p->prec],
+               ((gs_ormqr_bs_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][1])(h, p->side == 'L' ? CUBLAS_SIDE_LEFT
+                                                                                         : CUBLAS_SIDE_RIGHT,
+                                                                         gs_op(p->trans), (int)m, (int)n, (int)p->k,
+                                                                         NULL, (int)ld0, NULL, NULL, (int)ld1, &lw));
+        *dev = (size_t)lw * es;
+        break;
+    case GS_OP_syevd:
+    case GS_OP_syev:
+        GS_SOL(c, cusolverDnXsyevd_bufferSize,
+               (h, q, gs_eig(p->job1), gs_fill(p->uplo), n, t, NULL, ld0, r, NULL, t, dev, host));
+        break;
+    case GS_OP_gesdd:
+    case GS_OP_gesvd: {
+        signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
+        GS_SOL(c, cusolverDnXgesvd_bufferSize,
+               (h, q, ju, jv, m, n, t, NULL, ld0, r, NULL, t, NULL, m > 0 ? m : 1, t, NULL, n > 0 ? n : 1, t, dev,
+                host));
+        break;
+    }
+    case GS_OP_geev: {
+        cudaDataType w = gs_prec_complex(p->prec) ? t : r; /* real matrices: 2n reals, wr then wi */
+        GS_SOL(c, cusolverDnXgeev_bufferSize,
+               (h, q, gs_eig(p->job1), gs_eig(p->job2), n, t, NULL, ld0, w, NULL, t, NULL, n > 0 ? n : 1, t, NULL,
+                n > 0 ? n : 1, t, dev, host));
+        break;
+    }
+    case GS_OP_trtri:
+        GS_SOL(c, cusolverDnXtrtri_bufferSize,
+               (h, gs_fill(p->uplo), p->diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, t, NULL, ld0, dev,
+                host));
+        break;
+    default: /* getrs, getri, potrs, trtrs need none */
+        break;
+    }
+    return GS_OK;
+}
+
+/* Length in elements of the vector output or input (tau, eigenvalues, singular values), and whether it is real. */
+static int64_t gs_vec_len(const gs_lapack_t *p, bool *real)
+{
+    int64_t mn = p->m < p->n ? p->m : p->n;
+    *real = false;
+    switch (p->op) {
+    case GS_OP_geqrf:
+    case GS_OP_gels: return mn;
+    case GS_OP_orgqr:
+    case GS_OP_ormqr: return p->k;
+    case GS_OP_syevd:
+    case GS_OP_syev: *real = true; return p->n;
+    case GS_OP_gesdd:
+    case GS_OP_gesvd: *real = true; return mn;
+    case GS_OP_geev: *real = !gs_prec_complex(p->prec); return *real ? 2 * p->n : p->n;
+    default: return 0;
+    }
+}
+
+static bool gs_has_pivots(int op) { return op == GS_OP_getrf || op == GS_OP_getrs || op == GS_OP_gesv || op == GS_OP_getri; }
+
+/* The computation, queued on the compute stream; d and ld are where the matrices are. */
+static int gs_sol_compute(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, char *const *d, const int64_t *ld,
+                          void *hwork, size_t hbytes)
+{
+    cusolverDnHandle_t h = gs_sol.handle;
+    cusolverDnParams_t q = gs_sol.params;
+    cudaDataType t = gs_dtype[p->prec], r = gs_rtype[p->prec];
+    int64_t m = p->m, n = p->n;
+    size_t es = gs_prec_size(p->prec);
+    int lw = (int)(x->work_bytes / es);
+    _Alignas(16) double one[2] = {1, 0};
+    if (p->prec == GS_P_S || p->prec == GS_P_C) {
+        float f[4] = {1, 0};
+        memcpy(one, f, sizeof f);
+    }
+    switch (p->op) {
+    case GS_OP_getrf:
+        GS_SOL(c, cusolverDnXgetrf, (h, q, m, n, t, d[0], ld[0], x->ipiv, t, x->work, x->work_bytes, hwork, hbytes,
+                                     x->info));
+        break;
+    case GS_OP_gesv:
+        GS_SOL(c, cusolverDnXgetrf, (h, q, n, n, t, d[0], ld[0], x->ipiv, t, x->work, x->work_bytes, hwork, hbytes,
+                                     x->info));
+        GS_SOL(c, cusolverDnXgetrs, (h, q, CUBLAS_OP_N, n, p->nrhs, t, d[0], ld[0], x->ipiv, t, d[1], ld[1],
+                                     x->info + 1));
+        break;
+    case GS_OP_getrs:
+        GS_SOL(c, cusolverDnXgetrs, (h, q, gs_op(p->trans), n, p->nrhs, t, d[0], ld[0], x->ipiv, t, d[1], ld[1],
+                                     x->info));
+        break;
+    case GS_OP_getri: { /* inv(A) solves LU X = I */
+        size_t bytes = (size_t)n * (size_t)n * es;
+        GS_CUDA(c, cudaMemcpy2DAsync, (x->copy, bytes, d[0], bytes, bytes, 1, cudaMemcpyDeviceToDevice, gs_cuda.stream));
+        GS_CUDA(c, cudaMemsetAsync, (d[0], 0, bytes, gs_cuda.stream));
+        GS_CUDA(c, cudaMemcpy2DAsync, (d[0], (size_t)(n + 1) * es, hwork, es, es, (size_t)n, cudaMemcpyHostToDevice,
+                                       gs_cuda.stream));
+        GS_SOL(c, cusolverDnXgetrs, (h, q, CUBLAS_OP_N, n, n, t, x->copy, n, x->ipiv, t, d[0], ld[0], x->info));
+        break;
+    }
+    case GS_OP_potrf:
+    case GS_OP_posv:
+        GS_SOL(c, cusolverDnXpotrf, (h, q, gs_fill(p->uplo), n, t, d[0], ld[0], t, x->work, x->work_bytes, hwork,
+                                     hbytes, x->info));
+        if (p->op == GS_OP_potrf)
+            break;
+        __attribute__((fallthrough)); /* posv solves with the factor */
+    case GS_OP_potrs:
+        GS_SOL(c, cusolverDnXpotrs, (h, q, gs_fill(p->uplo), n, p->nrhs, t, d[0], ld[0], t, d[1], ld[1], x->info + 1));
+        break;
+    case GS_OP_potri:
+        GS_TRY(c, gs_sol_names[GS_SOL_POTRI][p->prec],
+               ((gs_potri_fn *)gs_sol.fn[GS_SOL_POTRI][p->prec][0])(h, gs_fill(p->uplo), (int)n, d[0], (int)ld[0],
+                                                                      x->work, lw, x->info));
+        break;
+    case GS_OP_geqrf:
+    case GS_OP_gels:
+        GS_SOL(c, cusolverDnXgeqrf, (h, q, m, n, t, d[0], ld[0], t, x->vec, t, x->work, x->work_bytes, hwork, hbytes,
+                                     x->info));
+        if (p->op == GS_OP_geqrf)
+            break;
+        GS_TRY(c, gs_sol_names[GS_SOL_ORMQR][p->prec],
+               ((gs_ormqr_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][0])(
+                   h, CUBLAS_SIDE_LEFT, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T, (int)m, (int)p->nrhs,
+                   (int)n, d[0], (int)ld[0], x->vec, d[1], (int)ld[1], x->work, lw, x->info + 1));
+        GS_TRY(c, gs_cublas_names[GS_OP_trsm][p->prec],
+               ((gs_trsm_fn *)gs_cuda.blas[GS_OP_trsm][p->prec])(gs_cuda.handle, CUBLAS_SIDE_LEFT,
+                                                                 CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                                                 CUBLAS_DIAG_NON_UNIT, n, p->nrhs, one, d[0], ld[0],
+                                                                 d[1], ld[1]));
+        break;
+    case GS_OP_orgqr:
+        GS_TRY(c, gs_sol_names[GS_SOL_ORGQR][p->prec],
+               ((gs_orgqr_fn *)gs_sol.fn[GS_SOL_ORGQR][p->prec][0])(h, (int)m, (int)n, (int)p->k, d[0], (int)ld[0],
+                                                                      x->vec, x->work, lw, x->info));
+        break;
+    case GS_OP_ormqr:
+        GS_TRY(c, gs_sol_names[GS_SOL_ORMQR][p->prec],
+               ((gs_ormqr_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][0])(
+                   h, p->side == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT, gs_op(p->trans), (int)m, (int)n,
+                   (int)p->k, d[0], (int)ld[0], x->vec, d[1], (int)ld[1], x->work, lw, x->info));
+        break;
+    case GS_OP_syevd:
+    case GS_OP_syev:
+        GS_SOL(c, cusolverDnXsyevd, (h, q, gs_eig(p->job1), gs_fill(p->uplo), n, t, d[0], ld[0], r, x->vec, t,
+                                     x->work, x->work_bytes, hwork, hbytes, x->info));
+        break;
+    case GS_OP_gesdd:
+    case GS_OP_gesvd: {
+        signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
+        int iu = ju != 'N' ? 1 : 0, iv = jv != 'N' ? 1 + iu : 0;
+        GS_SOL(c, cusolverDnXgesvd, (h, q, ju, jv, m, n, t, d[0], ld[0], r, x->vec, t, iu ? d[iu] : NULL,
+                                     iu ? ld[iu] : m > 0 ? m : 1, t, iv ? d[iv] : NULL, iv ? ld[iv] : n > 0 ? n : 1, t,
+                                     x->work, x->work_bytes, hwork, hbytes, x->info));
+        break;
+    }
+    case GS_OP_geev: {
+        cudaDataType w = gs_prec_complex(p->prec) ? t : r;
+        int il = p->job1 == 'V' ? 1 : 0, ir = p->job2 == 'V' ? 1 + il : 0;
+        GS_SOL(c, cusolverDnXgeev, (h, q, gs_eig(p->job1), gs_eig(p->job2), n, t, d[0], ld[0], w, x->vec, t,
+                                    il ? d[il] : NULL, il ? ld[il] : n > 0 ? n : 1, t, ir ? d[ir] : NULL,
+                                    ir ? ld[ir] : n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes, x->info));
+        break;
+    }
+    case GS_OP_trtrs:
+        GS_TRY(c, gs_cublas_names[GS_OP_trsm][p->prec],
+               ((gs_trsm_fn *)gs_cuda.blas[GS_OP_trsm][p->prec])(gs_cuda.handle, CUBLAS_SIDE_LEFT, gs_fill(p->uplo),
+                                                                 gs_op(p->trans),
+                                                                 p->diag == 'U' ? CUBLAS_DIAG_UNIT
+                                                                                : CUBLAS_DIAG_NON_UNIT,
+                                                                 n, p->nrhs, one, d[0], ld[0], d[1], ld[1]));
+        break;
+    case GS_OP_trtri:
+        GS_SOL(c, cusolverDnXtrtri, (h, gs_fill(p->uplo), p->diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n,
+                                     t, d[0], ld[0], x->work, x->work_bytes, hwork, hbytes, x->info));
+        break;
+    default:
+        gs_call_why(c, "gpu error: no cuSOLVER path for %s", gs_op_names[p->op]);
+        return GS_EGPU;
+    }
+    return GS_OK;
+}
+
+/* True when R's diagonal (n elements of the device matrix a, leading dimension ld) has an exact zero: gels
+ * then leaves its answer (INFO > 0) to the CPU library. */
+static int gs_r_singular(gs_call_t *c, const gs_lapack_t *p, const char *a, int64_t ld, char *host, bool *zero)
+{
+    size_t es = gs_prec_size(p->prec);
+    GS_CUDA(c, cudaMemcpy2DAsync, (host, es, a, (size_t)(ld + 1) * es, es, (size_t)p->n, cudaMemcpyDeviceToHost,
+                                   gs_cuda.stream));
+    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
+    /* Each real component compared with 0, so that -0.0 counts as zero, as LAPACK's test does. */
+    size_t half = p->prec == GS_P_S || p->prec == GS_P_C ? 4 : 8;
+    *zero = false;
+    for (int64_t i = 0; i < p->n && !*zero; i++) {
+        bool all = true;
+        for (size_t k = 0; k < es; k += half) {
+            const char *v = host + (size_t)i * es + k;
+            all &= half == 4 ? *(const float *)v == 0 : *(const double *)v == 0;
+        }
+        *zero = all;
+    }
+    return GS_OK;
+}
+
+static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b, int n)
+{
+    const gs_lapack_t *p = arg;
+    size_t es = gs_prec_size(p->prec);
+    int rc = gs_sol_up(c);
+    if (rc != GS_OK)
+        return rc;
+    /* Device leading dimensions are the operands' rows (compact copies). */
+    int64_t ld0 = o[0].rows > 0 ? o[0].rows : 1, ld1 = n > 1 && o[1].rows > 0 ? o[1].rows : 1;
+    size_t dwork, hbytes;
+    if ((rc = gs_sol_work(c, p, ld0, ld1, &dwork, &hbytes)) != GS_OK)
+        return rc;
+    bool real;
+    int64_t nvec = gs_vec_len(p, &real), npiv = gs_has_pivots(p->op) ? (p->m > p->n ? p->m : p->n) : 0;
+    size_t vbytes = (size_t)nvec * (real ? es / (gs_prec_complex(p->prec) ? 2 : 1) : es);
+    size_t cbytes = p->op == GS_OP_getri ? (size_t)p->n * (size_t)p->n * es : 0;
+    size_t off_ipiv = gs_round256(dwork), off_vec = off_ipiv + gs_round256((size_t)npiv * 8),
+           off_copy = off_vec + gs_round256(vbytes), off_info = off_copy + gs_round256(cbytes);
+    /* Host memory: cuSOLVER's host workspace (or getri's diagonal of ones), pivots, the vector, R's diagonal. */
+    size_t hwork_bytes = p->op == GS_OP_getri ? (size_t)p->n * es : hbytes;
+    size_t hsize = hwork_bytes + (size_t)npiv * 8 + vbytes + (size_t)p->n * es + 64;
+    char *hmem = malloc(hsize), *dx = NULL;
+    if (!hmem) {
+        gs_call_why(c, "gpu: no host memory for %zu bytes", hsize);
+        return GS_ENOMEM;
+    }
+    char *hwork = hmem, *hpiv = hwork + hwork_bytes, *hvec = hpiv + (size_t)npiv * 8, *hdiag = hvec + vbytes;
+    char *d[4] = {NULL, NULL, NULL, NULL};
+    int64_t ld[4] = {1, 1, 1, 1};
+    int info[2] = {0, 0};
+    rc = gs_cuda_operands(c, o, h, b, n, es, off_info + 8, &dx, d, ld);
+    if (rc != GS_OK)
+        goto out;
+    gs_dmem_t x = {dx, dwork, (int64_t *)(dx + off_ipiv), dx + off_vec, dx + off_copy, (int *)(dx + off_info)};
+    /* Inputs besides the matrices: pivots in 64 bits, Householder scalars; getri's ones. */
+    if (p->op == GS_OP_getrs || p->op == GS_OP_getri) {
+        for (int64_t i = 0; i < p->n; i++)
+            ((int64_t *)hpiv)[i] = gs_lapack_int(p, p->ipiv, i);
+        if ((rc = gs_small_copy(c, x.ipiv, hpiv, (size_t)p->n * 8, cudaMemcpyHostToDevice)) != GS_OK)
+            goto out;
+    }
+    if ((p->op == GS_OP_orgqr || p->op == GS_OP_ormqr) &&
+        (rc = gs_small_copy(c, x.vec, p->tau, vbytes, cudaMemcpyHostToDevice)) != GS_OK)
+        goto out;
+    if (p->op == GS_OP_getri)
+        for (int64_t i = 0; i < p->n; i++) {
+            memset(hwork + (size_t)i * es, 0, es);
+            if (p->prec == GS_P_S || p->prec == GS_P_C)
+                *(float *)(hwork + (size_t)i * es) = 1;
+            else
+                *(double *)(hwork + (size_t)i * es) = 1;
+        }
+    if ((rc = gs_small_copy(c, x.info, info, sizeof info, cudaMemcpyHostToDevice)) != GS_OK ||
+        (rc = gs_sol_compute(c, p, &x, d, ld, hwork, hbytes)) != GS_OK)
+        goto out;
+    /* INFO first: nothing is written to user memory unless the device's answer is LAPACK's. */
+    if ((rc = gs_small_copy(c, info, x.info, sizeof info, cudaMemcpyDeviceToHost)) != GS_OK)
+        goto out;
+    if (npiv && p->op != GS_OP_getrs && p->op != GS_OP_getri &&
+        (rc = gs_small_copy(c, hpiv, x.ipiv, (size_t)(p->m < p->n ? p->m : p->n) * 8, cudaMemcpyDeviceToHost)) != GS_OK)
+        goto out;
+    if (vbytes && p->op != GS_OP_orgqr && p->op != GS_OP_ormqr && p->op != GS_OP_gels &&
+        (rc = gs_small_copy(c, hvec, x.vec, vbytes, cudaMemcpyDeviceToHost)) != GS_OK)
+        goto out;
+    bool zero = false;
+    if (p->op == GS_OP_gels && (rc = gs_r_singular(c, p, d[0], ld[0], hdiag, &zero)) != GS_OK)
+        goto out;
+    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
+    if (info[0] != 0 || info[1] != 0 || zero) {
+        gs_call_why(c, "INFO = %d on the GPU: the CPU library gives LAPACK's outputs", info[0] ? info[0] : info[1]);
+        rc = GS_ELAPACK;
+        goto out;
+    }
+    if ((rc = gs_cuda_outputs(c, o, h, n, es, d, ld)) != GS_OK)
+        goto out;
+    if (npiv && p->op != GS_OP_getrs && p->op != GS_OP_getri)
+        for (int64_t i = 0; i < (p->m < p->n ? p->m : p->n); i++)
+            gs_lapack_set_int(p, p->ipiv, i, ((int64_t *)hpiv)[i]);
+    if (vbytes && p->op != GS_OP_orgqr && p->op != GS_OP_ormqr && p->op != GS_OP_gels) {
+        void *dst = p->op == GS_OP_geqrf ? p->tau : p->w;
+        if (p->op == GS_OP_geev && real) { /* wr and wi are separate arrays */
+            memcpy(p->w, hvec, vbytes / 2);
+            memcpy(p->wi, hvec + vbytes / 2, vbytes / 2);
+        } else {
+            memcpy(dst, hvec, vbytes);
+        }
+    }
+out:
+    free(hmem);
+    return rc;
+}
+
+int gs_cuda_lapack(gs_call_t *c, const gs_lapack_t *p)
+{
+    gs_operand_t o[4];
+    uint8_t scratch_only;
+    int n = gs_lapack_operands(p, o, &scratch_only);
+    return gs_cuda_run(c, o, n, gs_prec_size(p->prec), scratch_only, gs_sol_body, p);
+}
