@@ -375,6 +375,23 @@ static int gs_r_singular(gs_call_t *c, const gs_lapack_t *p, const char *a, int6
     return GS_OK;
 }
 
+/* trtri's result: the triangle LAPACK defines (without a unit diagonal), copied into A through host memory
+ * host; the rest of A is left as it was, as LAPACK leaves it (xlintst's DSY tests keep data there). */
+static int gs_tri_out(gs_call_t *c, const gs_lapack_t *p, const char *dev, char *host)
+{
+    size_t es = gs_prec_size(p->prec), n = (size_t)p->n;
+    GS_CUDA(c, cudaMemcpy2DAsync, (host, n * es, dev, n * es, n * es, n, cudaMemcpyDeviceToHost, gs_cuda.stream));
+    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
+    c->bytes_d2h += n * n * es;
+    size_t skip = p->diag == 'U';
+    for (size_t j = 0; j < n; j++) {
+        size_t lo = p->uplo == 'U' ? 0 : j + skip, hi = p->uplo == 'U' ? j + 1 - skip : n;
+        if (hi > lo)
+            memcpy((char *)p->a + (j * (size_t)p->lda + lo) * es, host + (j * n + lo) * es, (hi - lo) * es);
+    }
+    return GS_OK;
+}
+
 static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b, int n)
 {
     const gs_lapack_t *p = arg;
@@ -395,7 +412,8 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
            off_copy = off_vec + gs_round256(vbytes), off_info = off_copy + gs_round256(cbytes);
     /* Host memory: cuSOLVER's host workspace (or getri's diagonal of ones), pivots, the vector, R's diagonal. */
     size_t hwork_bytes = p->op == GS_OP_getri ? (size_t)p->n * es : hbytes;
-    size_t hsize = hwork_bytes + (size_t)npiv * 8 + vbytes + (size_t)p->n * es + 64;
+    size_t tbytes = p->op == GS_OP_trtri ? (size_t)p->n * (size_t)p->n * es : 0;
+    size_t hsize = hwork_bytes + (size_t)npiv * 8 + vbytes + (size_t)p->n * es + tbytes + 64;
     char *hmem = malloc(hsize), *dx = NULL;
     if (!hmem) {
         gs_call_why(c, "gpu: no host memory for %zu bytes", hsize);
@@ -448,7 +466,11 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
         rc = GS_ELAPACK;
         goto out;
     }
-    if ((rc = gs_cuda_outputs(c, o, h, n, es, d, ld)) != GS_OK)
+    if (p->op == GS_OP_trtri)
+        rc = gs_tri_out(c, p, d[0], hdiag + (size_t)p->n * es);
+    else
+        rc = gs_cuda_outputs(c, o, h, n, es, d, ld);
+    if (rc != GS_OK)
         goto out;
     if (npiv && p->op != GS_OP_getrs && p->op != GS_OP_getri)
         for (int64_t i = 0; i < (p->m < p->n ? p->m : p->n); i++)

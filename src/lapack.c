@@ -149,6 +149,9 @@ int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch
     case GS_OP_potri:
     case GS_OP_trtri:
         o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 1};
+        /* cuSOLVER's trtri changes the triangle it does not own (and a unit diagonal): only the inverse's own
+         * elements are copied back (cuda_lapack.c), so the device copy is not the host's */
+        *scratch_only = p->op == GS_OP_trtri;
         return 1;
     case GS_OP_getrs:
     case GS_OP_potrs:

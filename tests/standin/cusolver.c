@@ -176,7 +176,15 @@ static void run(void *arg)
                                              vl, &ldu, vr, &ldvt, work, &lwork, &info, 1, 1);
         break;
     }
-    case TRTRI: ((fn_trtri *)lapack(p, "trtri"))(&c1, &c3, &n, j->a, &lda, &info, 1, 1); break;
+    case TRTRI:
+        ((fn_trtri *)lapack(p, "trtri"))(&c1, &c3, &n, j->a, &lda, &info, 1, 1);
+        /* The real cuSOLVER changes the other triangle and a unit diagonal: poisoned here, so that a caller
+         * copying them back is caught (t_lapack's DSY tests keep data there). */
+        for (int col = 0; col < n; col++)
+            for (int row = 0; row < n; row++)
+                if (c1 == 'U' ? row > col || (row == col && c3 == 'U') : row < col || (row == col && c3 == 'U'))
+                    memset((char *)j->a + ((size_t)col * (size_t)lda + (size_t)row) * esize[p], 0xff, esize[p]);
+        break;
     }
     *j->info = info;
     free(work), free(rwork), free(iwork), free(piv);
