@@ -19,7 +19,7 @@ MAP := $(B)/gpushim.map
 
 STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13 $(B)/standin/libcusolver.so.12
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -32,6 +32,7 @@ help:
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
 	@echo "make bench-cache    on a GPU machine: the residency cache against the CPU and CuPy (bench/results/cache.md)"
+	@echo "make bench-lapack   on a GPU machine: numpy.linalg and scipy.linalg against the CPU and CuPy (bench/results/lapack.md)"
 	@echo "make install PREFIX=DIR   install the library, header, scripts and man pages"
 
 # ---- the library -----------------------------------------------------------------------------------------
@@ -194,6 +195,9 @@ bench-l3: $(LIB)
 
 bench-cache: $(LIB)
 	bench/cache.sh
+
+bench-lapack: $(LIB)
+	bench/lapack.sh
 
 # ---- installing --------------------------------------------------------------------------------------------
 SCRIPTS := $(wildcard scripts/gpushim-*)

@@ -277,6 +277,20 @@ static bool gs_diag_has_zero(const gs_lapack_t *p, int64_t n)
     return false;
 }
 
+/* True when the m x n matrix A holds a NaN: gesdd reports that as INFO = -4 since LAPACK 3.10. */
+static bool gs_has_nan(const gs_lapack_t *p)
+{
+    size_t es = gs_prec_size(p->prec), half = p->prec == GS_P_S || p->prec == GS_P_C ? 4 : 8;
+    size_t count = (size_t)p->m * es / half;
+    for (int64_t j = 0; j < p->n; j++) {
+        const char *col = (const char *)p->a + (size_t)j * (size_t)p->lda * es;
+        for (size_t i = 0; i < count; i++)
+            if (half == 4 ? isnan(((const float *)col)[i]) : isnan(((const double *)col)[i]))
+                return true;
+    }
+    return false;
+}
+
 /* What the GPU path cannot do exactly, although the arguments are valid: a reason, or NULL. */
 static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
 {
@@ -300,6 +314,8 @@ static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
             return "m < n: cuSOLVER's SVD takes m >= n";
         if (p->job1 == 'O' || p->job2 == 'O')
             return "job 'O' (vectors over A)";
+        if (p->op == GS_OP_gesdd && gs_has_nan(p))
+            return "NaN in A: LAPACK's INFO from the CPU";
         return NULL;
     default:
         return NULL;
