@@ -16,8 +16,8 @@ suite() {
     (cd $W && $py -m pytest -q -rf -p no:cacheprovider --pyargs $mod >$name.ref 2>&1)
     (cd $W && shim GPUSHIM_OFFLOAD=always GPUSHIM_SUMMARY=1 "$@" $py -m pytest -q -rf -p no:cacheprovider \
         --pyargs $mod >$name.out 2>&1)
-    grep '^FAILED' $W/$name.ref | sed 's/ - .*//; s/^FAILED .*site-packages\///' | sort >$W/$name.ref.f
-    grep '^FAILED' $W/$name.out | sed 's/ - .*//; s/^FAILED .*site-packages\///' | sort >$W/$name.out.f
+    grep '^FAILED' $W/$name.ref | sed 's/ - .*//; s/^FAILED .*tests\//tests\//' | sort >$W/$name.ref.f
+    grep '^FAILED' $W/$name.out | sed 's/ - .*//; s/^FAILED .*tests\//tests\//' | sort >$W/$name.out.f
     grep -v '^#' tests/py/linalg_known.txt | sort >$W/known
     comm -13 $W/$name.ref.f $W/$name.out.f | comm -23 - $W/known >$W/$name.new
     check "$name: the suite ran ($(grep -E '[0-9]+ passed' $W/$name.out | tail -n 1))" grep -qE '[0-9]+ passed' $W/$name.out

@@ -121,8 +121,8 @@ if want lapack; then
     for suite in ${LINALG_SUITES:-numpy.linalg scipy.linalg}; do
         $PY -m pytest -q -rf -p no:cacheprovider --pyargs $suite >$OUT/$suite.ref 2>&1
         GPUSHIM_SUMMARY=1 shim $PY -m pytest -q -rf -p no:cacheprovider --pyargs $suite >$OUT/$suite.gpu 2>&1
-        grep '^FAILED' $OUT/$suite.ref | sed 's/ - .*//; s/^FAILED .*site-packages\///' | sort >/tmp/$suite.ref.f
-        grep '^FAILED' $OUT/$suite.gpu | sed 's/ - .*//; s/^FAILED .*site-packages\///' | sort >/tmp/$suite.gpu.f
+        grep '^FAILED' $OUT/$suite.ref | sed 's/ - .*//; s/^FAILED .*tests\//tests\//' | sort >/tmp/$suite.ref.f
+        grep '^FAILED' $OUT/$suite.gpu | sed 's/ - .*//; s/^FAILED .*tests\//tests\//' | sort >/tmp/$suite.gpu.f
         grep -v '^#' tests/py/linalg_known.txt | sort >/tmp/linalg_known
         new=$(comm -13 /tmp/$suite.ref.f /tmp/$suite.gpu.f | comm -23 - /tmp/linalg_known | wc -l)
         res=$(grep -E '[0-9]+ passed' $OUT/$suite.gpu | tail -n 1)
