@@ -195,8 +195,8 @@ static int gs_sol_work(gs_call_t *c, const gs_lapack_t *p, int64_t ld0, int64_t 
     case GS_OP_geev: {
         cudaDataType w = gs_prec_complex(p->prec) ? t : r; /* real matrices: 2n reals, wr then wi */
         GS_SOL(c, cusolverDnXgeev_bufferSize,
-               (h, q, gs_eig(p->job1), gs_eig(p->job2), n, t, NULL, ld0, w, NULL, t, NULL, n > 0 ? n : 1, t, NULL,
-                n > 0 ? n : 1, t, dev, host));
+               (h, q, CUSOLVER_EIG_MODE_NOVECTOR, gs_eig(p->job2), n, t, NULL, ld0, w, NULL, t, NULL, n > 0 ? n : 1, t,
+                NULL, n > 0 ? n : 1, t, dev, host));
         break;
     }
     case GS_OP_trtri:
@@ -328,10 +328,10 @@ static int gs_sol_compute(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x
     }
     case GS_OP_geev: {
         cudaDataType w = gs_prec_complex(p->prec) ? t : r;
-        int il = p->job1 == 'V' ? 1 : 0, ir = p->job2 == 'V' ? 1 + il : 0;
-        GS_SOL(c, cusolverDnXgeev, (h, q, gs_eig(p->job1), gs_eig(p->job2), n, t, d[0], ld[0], w, x->vec, t,
-                                    il ? d[il] : NULL, il ? ld[il] : n > 0 ? n : 1, t, ir ? d[ir] : NULL,
-                                    ir ? ld[ir] : n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes, x->info));
+        bool vr = p->job2 == 'V';
+        GS_SOL(c, cusolverDnXgeev, (h, q, CUSOLVER_EIG_MODE_NOVECTOR, gs_eig(p->job2), n, t, d[0], ld[0], w, x->vec,
+                                    t, NULL, n > 0 ? n : 1, t, vr ? d[1] : NULL, vr ? ld[1] : n > 0 ? n : 1, t,
+                                    x->work, x->work_bytes, hwork, hbytes, x->info));
         break;
     }
     case GS_OP_trtrs:

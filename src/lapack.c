@@ -189,16 +189,13 @@ int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch
         return nops;
     }
     case GS_OP_geev:
-    { /* A is overwritten, as LAPACK documents; then VL and VR where computed */
-        int nops = 1;
+        /* A is overwritten, as LAPACK documents; VR where computed (left eigenvectors stay on the CPU) */
         o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 0};
         *scratch_only = 1;
-        if (p->job1 == 'V')
-            o[nops++] = (gs_operand_t){p->u, n, n, p->ldu, 0, 1};
-        if (p->job2 == 'V')
-            o[nops++] = (gs_operand_t){p->vt, n, n, p->ldvt, 0, 1};
-        return nops;
-    }
+        if (p->job2 != 'V')
+            return 1;
+        o[1] = (gs_operand_t){p->vt, n, n, p->ldvt, 0, 1};
+        return 2;
     default:
         return 0;
     }
@@ -277,18 +274,25 @@ static bool gs_diag_has_zero(const gs_lapack_t *p, int64_t n)
     return false;
 }
 
-/* True when the m x n matrix A holds a NaN: gesdd reports that as INFO = -4 since LAPACK 3.10. */
-static bool gs_has_nan(const gs_lapack_t *p)
+/* True when LAPACK's SVD would scale the m x n matrix A before computing (its largest element, by
+ * components, below sqrt(safe minimum) / precision or above the inverse, with a margin of 2 for complex
+ * moduli), or when A holds a NaN, which gesdd reports as INFO = -4: cuSOLVER does neither, and on the H200
+ * LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4). */
+static bool gs_svd_needs_cpu(const gs_lapack_t *p)
 {
-    size_t es = gs_prec_size(p->prec), half = p->prec == GS_P_S || p->prec == GS_P_C ? 4 : 8;
-    size_t count = (size_t)p->m * es / half;
+    bool single = p->prec == GS_P_S || p->prec == GS_P_C;
+    double small = single ? 9.0949470e-13 : 6.7178761075670888e-139, big = 1 / small, max = 0;
+    size_t es = gs_prec_size(p->prec), half = single ? 4 : 8, count = (size_t)p->m * es / half;
     for (int64_t j = 0; j < p->n; j++) {
         const char *col = (const char *)p->a + (size_t)j * (size_t)p->lda * es;
-        for (size_t i = 0; i < count; i++)
-            if (half == 4 ? isnan(((const float *)col)[i]) : isnan(((const double *)col)[i]))
+        for (size_t i = 0; i < count; i++) {
+            double v = fabs(single ? (double)((const float *)col)[i] : ((const double *)col)[i]);
+            if (isnan(v))
                 return true;
+            max = v > max ? v : max;
+        }
     }
-    return false;
+    return max > 0 && (max < 2 * small || max > big / 2);
 }
 
 /* What the GPU path cannot do exactly, although the arguments are valid: a reason, or NULL. */
@@ -308,14 +312,16 @@ static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
         /* cuSOLVER's routines for these take 32-bit sizes */
         return p->n > INT32_MAX / 2 || p->m > INT32_MAX / 2 || p->lda > INT32_MAX || p->ldb > INT32_MAX
                    ? "larger than cuSOLVER's 32-bit routines take" : NULL;
+    case GS_OP_geev:
+        return p->job1 == 'V' ? "left eigenvectors: cuSOLVER's geev does not compute them" : NULL;
     case GS_OP_gesdd:
     case GS_OP_gesvd:
         if (p->m < p->n)
             return "m < n: cuSOLVER's SVD takes m >= n";
         if (p->job1 == 'O' || p->job2 == 'O')
             return "job 'O' (vectors over A)";
-        if (p->op == GS_OP_gesdd && gs_has_nan(p))
-            return "NaN in A: LAPACK's INFO from the CPU";
+        if (gs_svd_needs_cpu(p))
+            return "A near underflow or overflow, or with a NaN: LAPACK scales it";
         return NULL;
     default:
         return NULL;

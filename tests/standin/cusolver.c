@@ -412,6 +412,8 @@ cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t h, cusolverDnParams_t q, cus
     (void)q, (void)tl, (void)tr, (void)tc, (void)hw, (void)hwb;
     BEGIN("cusolverDnXgeev");
     int p = prec_of(ta), vecs = jr == CUSOLVER_EIG_MODE_VECTOR, lvecs = jl == CUSOLVER_EIG_MODE_VECTOR;
+    if (lvecs) /* as the real cuSOLVER 13 does (its workspace-size function fails too) */
+        return CUSOLVER_STATUS_INTERNAL_ERROR;
     /* A real matrix with a real W: 2n entries, the real parts then the imaginary parts. */
     if (prec_of(tw) != p)
         standin_violation("cusolverDnXgeev", "W must have the matrix's type");
