@@ -5,20 +5,9 @@
 # gpushim with the cache on and off, alternating, four rounds.  Needs a GPU, NumPy and CuPy.  Writes
 # bench/results/cache.jsonl, cache.log (the offload log of the gpushim run) and cache.md (RESULTS=DIR to put
 # them elsewhere).  FRESH_ONLY=1 runs only the second part.
-set -eu
-cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-R=${RESULTS:-bench/results}
-LIB=$(pwd)/build/libgpushim.so
-mkdir -p "$R"
+. "$(dirname "$0")/lib.sh"
 J=$R/cache.jsonl
 : >"$J"
-# run LABEL COMMAND...: appends COMMAND's JSON lines to $J, each tagged with the run's label.
-run() {
-    label=$1
-    shift
-    "$@" | sed "s/^{/{\"run\": \"$label\", /" >>"$J"
-}
 rm -f "$R/cache.log" "$R/fresh.log"
 if [ "${FRESH_ONLY:-0}" != 1 ]; then
     run cpu env REPEAT=1 $PY bench/cache.py numpy

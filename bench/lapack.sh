@@ -3,19 +3,9 @@
 # OpenBLAS), the same under gpushim, and CuPy with copies.  Needs a GPU, NumPy, SciPy and CuPy.  Writes
 # bench/results/lapack.jsonl, lapack.log (the offload log of the gpushim run) and lapack.md (RESULTS=DIR to
 # put them elsewhere).  SIZES, BIG, REPEAT and the cases (arguments) as bench/lapack.py takes them.
-set -eu
-cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-R=${RESULTS:-bench/results}
-LIB=$(pwd)/build/libgpushim.so
-mkdir -p "$R"
+. "$(dirname "$0")/lib.sh"
 J=$R/lapack.jsonl
 : >"$J"
-run() {
-    label=$1
-    shift
-    "$@" | sed "s/^{/{\"run\": \"$label\", /" >>"$J"
-}
 run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/lapack.log" $PY bench/lapack.py numpy "$@"
 run cupy $PY bench/lapack.py cupy "$@"
 run cpu $PY bench/lapack.py numpy "$@"

@@ -165,15 +165,16 @@ static void run(void *arg)
                                                &info, 1, 1);
         break;
     }
-    case GEEV: {
+    case GEEV: { /* right eigenvectors only */
         char one[32];
-        void *vl = j->u ? j->u : one, *vr = j->vt ? j->vt : one;
+        int ldvl = 1;
+        void *vr = j->vt ? j->vt : one;
         if (cplx)
-            ((fn_geev_c *)lapack(p, "geev"))(&c1, &c2, &n, j->a, &lda, j->vec, vl, &ldu, vr, &ldvt, work, &lwork,
+            ((fn_geev_c *)lapack(p, "geev"))(&c1, &c2, &n, j->a, &lda, j->vec, one, &ldvl, vr, &ldvt, work, &lwork,
                                              rwork, &info, 1, 1);
         else /* W holds the real parts, then the imaginary parts */
             ((fn_geev_r *)lapack(p, "geev"))(&c1, &c2, &n, j->a, &lda, j->vec, (char *)j->vec + (size_t)n * esize[p],
-                                             vl, &ldu, vr, &ldvt, work, &lwork, &info, 1, 1);
+                                             one, &ldvl, vr, &ldvt, work, &lwork, &info, 1, 1);
         break;
     }
     case TRTRI:
@@ -409,20 +410,18 @@ cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t h, cusolverDnParams_t q, cus
                                  cudaDataType tl, void *vl, int64_t ldvl, cudaDataType tr, void *vr, int64_t ldvr,
                                  cudaDataType tc, void *dw, size_t dwb, void *hw, size_t hwb, int *info)
 {
-    (void)q, (void)tl, (void)tr, (void)tc, (void)hw, (void)hwb;
+    (void)q, (void)tl, (void)vl, (void)ldvl, (void)tr, (void)tc, (void)hw, (void)hwb;
     BEGIN("cusolverDnXgeev");
-    int p = prec_of(ta), vecs = jr == CUSOLVER_EIG_MODE_VECTOR, lvecs = jl == CUSOLVER_EIG_MODE_VECTOR;
-    if (lvecs) /* as the real cuSOLVER 13 does (its workspace-size function fails too) */
+    int p = prec_of(ta), vecs = jr == CUSOLVER_EIG_MODE_VECTOR;
+    if (jl != CUSOLVER_EIG_MODE_NOVECTOR) /* the real cuSOLVER 13 declines left eigenvectors, with this status */
         return CUSOLVER_STATUS_INTERNAL_ERROR;
-    /* A real matrix with a real W: 2n entries, the real parts then the imaginary parts. */
     if (prec_of(tw) != p)
         standin_violation("cusolverDnXgeev", "W must have the matrix's type");
+    /* A real matrix with a real W: 2n entries, the real parts then the imaginary parts. */
     size_t wbytes = (size_t)n * esize[p] * (p < C ? 2 : 1);
-    job_t j = {.op = GEEV, .p = p, .c1 = lvecs ? 'V' : 'N', .c2 = vecs ? 'V' : 'N', .n = n, .a = a, .lda = lda,
-               .vec = w, .u = lvecs ? vl : NULL, .ldu = lvecs ? ldvl : 1, .vt = vecs ? vr : NULL,
-               .ldvt = vecs ? ldvr : 1, .info = info};
+    job_t j = {.op = GEEV, .p = p, .c1 = 'N', .c2 = vecs ? 'V' : 'N', .n = n, .a = a, .lda = lda, .vec = w,
+               .vt = vecs ? vr : NULL, .ldvt = vecs ? ldvr : 1, .info = info};
     return submit(h, &j, mat_ok("cusolverDnXgeev", a, p, n, n, lda, "A") && dev_ok("cusolverDnXgeev", w, wbytes, "W") &&
-                             (!lvecs || mat_ok("cusolverDnXgeev", vl, p, n, n, ldvl, "VL")) &&
                              (!vecs || mat_ok("cusolverDnXgeev", vr, p, n, n, ldvr, "VR")) &&
                              work_ok("cusolverDnXgeev", dw, dwb, work_bytes(p, 3 * n)));
 }

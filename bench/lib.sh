@@ -1,0 +1,13 @@
+# Shared by the benchmark scripts (sourced): the paths, and run LABEL COMMAND..., which appends COMMAND's JSON
+# lines to the file $J, each tagged with the run's label.  RESULTS=DIR puts the results elsewhere.
+set -eu
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+R=${RESULTS:-bench/results}
+LIB=$(pwd)/build/libgpushim.so
+mkdir -p "$R"
+run() {
+    label=$1
+    shift
+    "$@" | sed "s/^{/{\"run\": \"$label\", /" >>"$J"
+}
