@@ -460,9 +460,16 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     bool zero = false;
     if (p->op == GS_OP_gels && (rc = gs_r_singular(c, p, d[0], ld[0], hdiag, &zero)) != GS_OK)
         goto out;
-    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
+    int st = gs_cuda.cudaStreamSynchronize(gs_cuda.stream);
+    if (st != 0) {
+        rc = gs_cuda_error(c, "cudaStreamSynchronize", st, __FILE__, __LINE__);
+        goto out;
+    }
     if (info[0] != 0 || info[1] != 0 || zero) {
-        gs_call_why(c, "INFO = %d on the GPU: the CPU library gives LAPACK's outputs", info[0] ? info[0] : info[1]);
+        if (zero)
+            gs_call_why(c, "R has a zero on its diagonal: the CPU library gives LAPACK's outputs");
+        else
+            gs_call_why(c, "INFO = %d on the GPU: the CPU library gives LAPACK's outputs", info[0] ? info[0] : info[1]);
         rc = GS_ELAPACK;
         goto out;
     }

@@ -53,6 +53,39 @@ for p in s d c z; do
         lapack_case xeigtst$p $L/$in.in
     done
 done
+# NumPy and SciPy calls (tests/py/lapack_numpy.py): results equal to those without the shim; a singular
+# matrix and one not positive definite raise as without it (INFO > 0 on the GPU: the CPU library makes the
+# call again); lu_solve finds lu_factor's factor on the device; and a failure injected into cuSOLVER or the
+# runtime finishes that call on the CPU, logged, with the same results.
+if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
+    PYV=$ROOT/build/venv-np2/bin/python
+    $PYV tests/py/lapack_numpy.py $W/np.ref.npz
+    standin_reset
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/np.log $PYV tests/py/lapack_numpy.py $W/np.gpu.npz 2>$W/np.err
+    check "numpy/scipy LAPACK calls, forced: results equal" $PYV tests/py/compare.py $W/np.ref.npz $W/np.gpu.npz
+    check "numpy/scipy: INFO > 0 on the GPU makes the CPU library redo the call" \
+        test "$(count $W/np.log -- where=cpu 'why=INFO = *')" -ge 4
+    check "numpy/scipy: lu_solve finds the factor of lu_factor on the device" \
+        test "$(count $W/np.log -- routine=dgetrs where=gpu cache_hits=1)" = 3
+    check "numpy/scipy: nothing on stderr, no stand-in violation" sh -c "[ ! -s $W/np.err ] && [ $(standin violations) = 0 ]"
+    $PYV tests/py/lapack_numpy.py $W/small.ref.npz 200
+    for f in cusolverDnXgetrf:1 cusolverDnXsyevd:1 cusolverDnXgesvd:2 cudaMemcpy2DAsync:40 cudaStreamSynchronize:9; do
+        rm -f $W/f.log
+        shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=$f $PYV tests/py/lapack_numpy.py $W/f.npz \
+            200 >/dev/null 2>&1
+        check "failure injected into $f: results equal, the call finished on the CPU and logged" \
+            sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
+                [ $(count $W/f.log -- where=cpu 'why=gpu error: *') -ge 1 ]"
+    done
+    rm -f $W/f.log
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
+        $W/f.npz 200 2>$W/f.err
+    check "cuSOLVER cannot start: results equal, LAPACK on the CPU after one notice, BLAS still on the GPU" \
+        sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null && [ \$(wc -l <$W/f.err) = 1 ] &&
+            grep -q 'cuSOLVER cannot start; LAPACK runs on the CPU' $W/f.err &&
+            [ $(count $W/f.log -- where=gpu 'routine=*gesv') = 0 ] && [ $(count $W/f.log -- where=gpu 'routine=*gemm') -gt 0 ]"
+fi
+
 # Every interposed LAPACK routine, in every precision, reached the GPU path in one of the runs.
 missing=
 for r in getrf getrs gesv getri potrf potrs posv potri geqrf gels trtrs trtri gesdd gesvd geev; do

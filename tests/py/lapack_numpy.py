@@ -1,0 +1,50 @@
+"""numpy.linalg and scipy.linalg calls that reach LAPACK, in float64 and complex128, for the shim's tests:
+saves sign-free results (solutions, factors that are unique, eigenvalues and singular values, and the
+products that rebuild the matrix from vectors) to RESULT.npz for tests/py/compare.py.  A singular solve and a
+matrix that is not positive definite must raise LinAlgError, as without the shim (their INFO > 0).  The
+factor of lu_factor is used by three lu_solve calls, so that the residency cache can serve it.
+
+usage: python lapack_numpy.py RESULT.npz [N]
+"""
+import sys
+
+import numpy as np
+import scipy.linalg as sla
+
+n = int(sys.argv[2]) if len(sys.argv) > 2 else 400
+rng = np.random.default_rng(5)
+out = {}
+for dt in (np.float64, np.complex128):
+    t = np.dtype(dt).char
+    a = rng.random((n, n)) - 0.5
+    if dt == np.complex128:
+        a = a + 1j * (rng.random((n, n)) - 0.5)
+    a = a.astype(dt)
+    h = a @ a.conj().T + n * np.eye(n, dtype=dt)
+    b = rng.random((n, 8)).astype(dt)
+    out[t + "solve"] = np.linalg.solve(a, b)
+    out[t + "inv"] = np.linalg.inv(a)
+    out[t + "det"] = np.array(np.linalg.det(a))
+    out[t + "chol"] = np.linalg.cholesky(h)
+    w, v = np.linalg.eigh(h)
+    out[t + "eigh_w"], out[t + "eigh_rebuilt"] = w, (v * w) @ v.conj().T
+    u, s, vt = np.linalg.svd(a)
+    out[t + "svd_s"], out[t + "svd_rebuilt"] = s, (u * s) @ vt
+    q, r = np.linalg.qr(a)
+    out[t + "qr_rebuilt"], out[t + "qr_absdiag"] = q @ r, np.abs(np.diag(r))
+    w = np.linalg.eigvals(a)
+    out[t + "eig_w"] = w[np.lexsort((w.imag.round(6), w.real.round(6)))]
+    lu = sla.lu_factor(a)
+    for i in range(3):
+        out[t + f"lu_solve{i}"] = sla.lu_solve(lu, b * (i + 1))
+    c = sla.cho_factor(h)
+    out[t + "cho_solve"] = sla.cho_solve(c, b)
+    sing = a.copy()
+    sing[:, 3] = 0
+    for name, f, m in (("singular", np.linalg.solve, sing), ("notpd", np.linalg.cholesky, -h)):
+        try:
+            f(m, b) if name == "singular" else f(m)
+            out[t + name] = np.array(0.0)
+        except np.linalg.LinAlgError:
+            out[t + name] = np.array(1.0)
+np.savez(sys.argv[1], **out)
