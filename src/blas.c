@@ -263,22 +263,23 @@ static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
     c->opts[j] = 0;
 }
 
-/* Bytes a GPU call copies in and out.  An operand that the residency cache holds, or that an earlier call
- * used, is not counted: a matrix that comes back is expected to come back again, and to be found on the
- * device then; such operands are marked in c->known, for the cache. */
-static double gs_blas_bytes(gs_call_t *c, const gs_blas_t *p)
+double gs_operands_bytes(gs_call_t *c, const gs_operand_t *o, int n, size_t es, uint8_t scratch_only)
 {
-    gs_operand_t o[3];
-    int n = gs_blas_operands(p, o);
-    size_t es = gs_prec_size(p->prec);
     double bytes = 0;
     for (int i = 0; i < n; i++) {
         gs_hreg_t h = gs_operand_hreg(&o[i], es);
-        bool again = o[i].in && !o[i].out && gs_cache_expect(&h);
+        bool again = o[i].in && !o[i].out && !(scratch_only >> i & 1) && gs_cache_expect(&h);
         c->known |= (uint8_t)(again << i);
         bytes += (double)h.width * (double)h.cols * ((o[i].in && !again) + o[i].out);
     }
     return bytes;
+}
+
+static double gs_blas_bytes(gs_call_t *c, const gs_blas_t *p)
+{
+    gs_operand_t o[3];
+    int n = gs_blas_operands(p, o);
+    return gs_operands_bytes(c, o, n, gs_prec_size(p->prec), 0);
 }
 
 /* What the GPU path cannot do, although the arguments are valid: a reason, or NULL. */

@@ -61,6 +61,11 @@ typedef struct {
     bool in, out; /* read from / written to host memory */
 } gs_operand_t;
 
+/* Bytes a GPU call with the n operands o (elements of es bytes) copies in and out.  An operand that the
+ * residency cache holds, or that an earlier call used, is not counted: a matrix that comes back is expected
+ * to come back again, and to be found on the device then; such operands are marked in c->known, for the
+ * cache.  Operands in scratch_only (bit i for operand i) are never cached, so always counted. */
+GS_HIDDEN double gs_operands_bytes(gs_call_t *c, const gs_operand_t *o, int n, size_t es, uint8_t scratch_only);
 /* Fills ops with the matrices the call reads or writes; returns how many. */
 GS_HIDDEN int gs_blas_operands(const gs_blas_t *p, gs_operand_t ops[3]);
 /* Floating-point operations of the call (a complex multiply-add counts as 8); 0 for a call that does no

@@ -361,17 +361,9 @@ static int gs_r_singular(gs_call_t *c, const gs_lapack_t *p, const char *a, int6
     GS_CUDA(c, cudaMemcpy2DAsync, (host, es, a, (size_t)(ld + 1) * es, es, (size_t)p->n, cudaMemcpyDeviceToHost,
                                    gs_cuda.stream));
     GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
-    /* Each real component compared with 0, so that -0.0 counts as zero, as LAPACK's test does. */
-    size_t half = p->prec == GS_P_S || p->prec == GS_P_C ? 4 : 8;
     *zero = false;
-    for (int64_t i = 0; i < p->n && !*zero; i++) {
-        bool all = true;
-        for (size_t k = 0; k < es; k += half) {
-            const char *v = host + (size_t)i * es + k;
-            all &= half == 4 ? *(const float *)v == 0 : *(const double *)v == 0;
-        }
-        *zero = all;
-    }
+    for (int64_t i = 0; i < p->n && !*zero; i++)
+        *zero = gs_scalar_is_zero(host + (size_t)i * es, p->prec, false);
     return GS_OK;
 }
 

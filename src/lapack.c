@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cache.h"
 
 static inline char gs_up(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
 static inline int64_t gs_max1(int64_t v) { return v > 1 ? v : 1; }
@@ -263,14 +262,9 @@ static void gs_lapack_describe(gs_call_t *c, const gs_lapack_t *p)
 static bool gs_diag_has_zero(const gs_lapack_t *p, int64_t n)
 {
     size_t es = gs_prec_size(p->prec);
-    for (int64_t i = 0; i < n; i++) {
-        const char *x = (const char *)p->a + (size_t)(i * p->lda + i) * es;
-        bool zero = es == 4 ? *(const float *)x == 0 : es == 8 && p->prec == GS_P_D ? *(const double *)x == 0
-                  : p->prec == GS_P_C ? ((const float *)x)[0] == 0 && ((const float *)x)[1] == 0
-                                      : ((const double *)x)[0] == 0 && ((const double *)x)[1] == 0;
-        if (zero)
+    for (int64_t i = 0; i < n; i++)
+        if (gs_scalar_is_zero((const char *)p->a + (size_t)(i * p->lda + i) * es, p->prec, false))
             return true;
-    }
     return false;
 }
 
@@ -372,14 +366,7 @@ int gs_lapack_offload(gs_call_t *c, unsigned e, gs_lapack_t *p)
     gs_operand_t o[4];
     uint8_t scratch_only;
     int n = gs_lapack_operands(p, o, &scratch_only);
-    double bytes = 0;
-    size_t es = gs_prec_size(p->prec);
-    for (int i = 0; i < n; i++) {
-        gs_hreg_t h = gs_operand_hreg(&o[i], es);
-        bool again = o[i].in && !o[i].out && !(scratch_only >> i & 1) && gs_cache_expect(&h);
-        c->known |= (uint8_t)(again << i);
-        bytes += (double)h.width * (double)h.cols * ((o[i].in && !again) + o[i].out);
-    }
+    double bytes = gs_operands_bytes(c, o, n, gs_prec_size(p->prec), scratch_only);
     if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_policy_model(c, bytes) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
     if (!p->has_work)
