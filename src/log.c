@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,19 +33,53 @@ size_t gs_json_escape(char *out, size_t n, const char *s)
     return j;
 }
 
-/* Expands %p (pid) and %% in the log name. */
+/* The first of the variables that is set and not empty, or NULL. */
+static const char *gs_first_env(const char *const *vars, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return v;
+    }
+    return NULL;
+}
+
+/* The process's rank in a parallel job, from the variables MPI launchers and Slurm set, or NULL. */
+static const char *gs_log_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+                                       "SLURM_PROCID"};
+    return gs_first_env(vars, sizeof vars / sizeof vars[0]);
+}
+
+/* The batch system's job id (Slurm, PBS, LSF, Grid Engine), or NULL. */
+static const char *gs_log_job(void)
+{
+    static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID"};
+    return gs_first_env(vars, sizeof vars / sizeof vars[0]);
+}
+
+/* Expands %p (pid), %h (host name), %r (rank, 0 when none), %j (job id, "nojob" when none) and %% in the log
+ * name. */
 static int gs_log_path(char *out, size_t n, const char *pattern)
 {
     size_t j = 0;
     for (const char *s = pattern; *s; s++) {
-        char tmp[32];
+        char tmp[256];
         const char *piece = tmp;
-        if (s[0] == '%' && s[1] == 'p') {
-            snprintf(tmp, sizeof tmp, "%d", (int)getpid());
+        if (s[0] == '%' && s[1] && strchr("phrj%", s[1])) {
             s++;
-        } else if (s[0] == '%' && s[1] == '%') {
-            piece = "%";
-            s++;
+            if (*s == 'p')
+                snprintf(tmp, sizeof tmp, "%d", (int)getpid());
+            else if (*s == 'h' && gethostname(tmp, sizeof tmp) != 0)
+                snprintf(tmp, sizeof tmp, "unknown");
+            else if (*s == 'r')
+                piece = gs_log_rank() ? gs_log_rank() : "0";
+            else if (*s == 'j')
+                piece = gs_log_job() ? gs_log_job() : "nojob";
+            else if (*s == '%')
+                piece = "%";
+            tmp[sizeof tmp - 1] = 0;
         } else {
             tmp[0] = *s;
             tmp[1] = 0;
@@ -81,12 +116,17 @@ void gs_log_open(void)
         return;
     }
     gs.log_fd = fd;
-    char buf[512];
+    char buf[1024], host[256] = "unknown", ehost[300], erank[80], ejob[80];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = 0;
+    gs_json_escape(ehost, sizeof ehost, host);
+    gs_json_escape(erank, sizeof erank, gs_log_rank() ? gs_log_rank() : "");
+    gs_json_escape(ejob, sizeof ejob, gs_log_job() ? gs_log_job() : "");
     int len = snprintf(buf, sizeof buf,
                        "{\"gpushim_log\":1,\"version\":\"%s\",\"pid\":%d,\"ppid\":%d,\"offload\":\"%s\","
-                       "\"time\":%lld}\n",
+                       "\"time\":%lld,\"host\":\"%s\",\"rank\":\"%s\",\"job\":\"%s\"}\n",
                        GS_VERSION, (int)getpid(), (int)getppid(), gs_offload_names[gs.opt.offload],
-                       (long long)time(NULL));
+                       (long long)time(NULL), ehost, erank, ejob);
     gs_log_write(buf, (size_t)len);
 }
 

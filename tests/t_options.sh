@@ -52,6 +52,15 @@ check "GPUSHIM_LOG: every line valid, header first" $PY tests/logq.py check "$1"
 head -n 3 "$1" | tail -n 1 >$W/record
 check "GPUSHIM_LOG: a record has every documented field" \
     $PY -c "import json,sys; r=json.load(open('$W/record')); sys.exit(len(set('t routine symbol dtype m n k opts flops where why seconds bytes_h2d bytes_d2h tid'.split()) - set(r)))"
+host=$($PY -c 'import socket; print(socket.gethostname())')
+shim GPUSHIM_OFFLOAD=never GPUSHIM_LOG=$W/rank.%h.%r.%j.%% SLURM_PROCID=3 SLURM_JOB_ID=77 OMPI_COMM_WORLD_RANK= \
+    $P $W/rank.bin >/dev/null
+check "GPUSHIM_LOG: %h, %r and %j become the host, the rank and the job id; the header names them" \
+    $PY -c "import json,sys; r=json.loads(open(sys.argv[1]).readline())
+sys.exit(not (r['host'] == sys.argv[2] and r['rank'] == '3' and r['job'] == '77'))" "$W/rank.$host.3.77.%" "$host"
+shim GPUSHIM_OFFLOAD=never GPUSHIM_LOG=$W/norank.%r.%j env -u SLURM_PROCID -u SLURM_JOB_ID -u PMI_RANK -u PMIX_RANK \
+    -u OMPI_COMM_WORLD_RANK -u MV2_COMM_WORLD_RANK -u PBS_JOBID -u LSB_JOBID -u JOB_ID $P $W/rank.bin >/dev/null
+check "GPUSHIM_LOG: without a parallel job, %r is 0 and %j is nojob" test -s $W/norank.0.nojob
 run bad-log GPUSHIM_LOG=$W/no/such/dir/log
 check "unwritable log: reported once, program runs" \
     test "$(cat $err)" = "gpushim: GPUSHIM_LOG: cannot open '$W/no/such/dir/log': No such file or directory; no log is written"
