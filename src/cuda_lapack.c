@@ -353,17 +353,13 @@ static int gs_sol_compute(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x
     return GS_OK;
 }
 
-/* True when R's diagonal (n elements of the device matrix a, leading dimension ld) has an exact zero: gels
- * then leaves its answer (INFO > 0) to the CPU library. */
-static int gs_r_singular(gs_call_t *c, const gs_lapack_t *p, const char *a, int64_t ld, char *host, bool *zero)
+/* Queues the copy of R's diagonal (n elements of the device matrix a, leading dimension ld) to host: gels
+ * leaves a call whose R has an exact zero there (INFO > 0) to the CPU library. */
+static int gs_r_diagonal(gs_call_t *c, const gs_lapack_t *p, const char *a, int64_t ld, char *host)
 {
     size_t es = gs_prec_size(p->prec);
     GS_CUDA(c, cudaMemcpy2DAsync, (host, es, a, (size_t)(ld + 1) * es, es, (size_t)p->n, cudaMemcpyDeviceToHost,
                                    gs_cuda.stream));
-    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
-    *zero = false;
-    for (int64_t i = 0; i < p->n && !*zero; i++)
-        *zero = gs_scalar_is_zero(host + (size_t)i * es, p->prec, false);
     return GS_OK;
 }
 
@@ -449,14 +445,14 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     if (vbytes && p->op != GS_OP_orgqr && p->op != GS_OP_ormqr && p->op != GS_OP_gels &&
         (rc = gs_small_copy(c, hvec, x.vec, vbytes, cudaMemcpyDeviceToHost)) != GS_OK)
         goto out;
-    bool zero = false;
-    if (p->op == GS_OP_gels && (rc = gs_r_singular(c, p, d[0], ld[0], hdiag, &zero)) != GS_OK)
+    if (p->op == GS_OP_gels && (rc = gs_r_diagonal(c, p, d[0], ld[0], hdiag)) != GS_OK)
         goto out;
     int st = gs_cuda.cudaStreamSynchronize(gs_cuda.stream);
     if (st != 0) {
         rc = gs_cuda_error(c, "cudaStreamSynchronize", st, __FILE__, __LINE__);
         goto out;
     }
+    bool zero = p->op == GS_OP_gels && gs_has_zero(hdiag, p->n, 1, p->prec);
     if (info[0] != 0 || info[1] != 0 || zero) {
         if (zero)
             gs_call_why(c, "R has a zero on its diagonal: the CPU library gives LAPACK's outputs");

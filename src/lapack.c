@@ -257,13 +257,11 @@ static void gs_lapack_describe(gs_call_t *c, const gs_lapack_t *p)
     c->opts[j] = 0;
 }
 
-/* Zero-valued diagonal elements: where LAPACK reports a singular triangle (getri, trtrs, gels), the CPU
- * library answers, with its INFO and untouched outputs. */
-static bool gs_diag_has_zero(const gs_lapack_t *p, int64_t n)
+bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec)
 {
-    size_t es = gs_prec_size(p->prec);
+    size_t es = gs_prec_size(prec);
     for (int64_t i = 0; i < n; i++)
-        if (gs_scalar_is_zero((const char *)p->a + (size_t)(i * p->lda + i) * es, p->prec, false))
+        if (gs_scalar_is_zero((const char *)x + (size_t)(i * step) * es, prec, false))
             return true;
     return false;
 }
@@ -295,7 +293,7 @@ static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
     switch (p->op) {
     case GS_OP_getri:
     case GS_OP_trtrs:
-        if ((p->op == GS_OP_getri || p->diag == 'N') && gs_diag_has_zero(p, p->n))
+        if ((p->op == GS_OP_getri || p->diag == 'N') && gs_has_zero(p->a, p->n, p->lda + 1, p->prec))
             return "singular triangle: LAPACK's INFO from the CPU";
         return NULL;
     case GS_OP_gels:
@@ -359,15 +357,16 @@ int gs_lapack_offload(gs_call_t *c, unsigned e, gs_lapack_t *p)
     if (p->lwork == -1 || p->lrwork == -1 || p->liwork == -1)
         return gs_call_cpu(c, "workspace query"), GS_LAPACK_CPU;
     c->flops = gs_lapack_flops(p);
+    if (gs_policy_decide(c, gs_backend->lapack[p->op] != NULL) == GS_WHERE_CPU)
+        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
+    /* Only a call the policy sends to the GPU pays for these checks (the SVD's scan of A among them). */
     const char *cannot = gs_lapack_gpu_ok(p);
     if (cannot)
         return gs_call_cpu(c, cannot), GS_LAPACK_CPU;
-    gs_lapack_fn *fn = gs_backend->lapack[p->op];
     gs_operand_t o[4];
     uint8_t scratch_only;
     int n = gs_lapack_operands(p, o, &scratch_only);
-    double bytes = gs_operands_bytes(c, o, n, gs_prec_size(p->prec), scratch_only);
-    if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_policy_model(c, bytes) == GS_WHERE_CPU)
+    if (gs_policy_model(c, gs_operands_bytes(c, o, n, gs_prec_size(p->prec), scratch_only)) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
     if (!p->has_work)
         return gs_lapack_gpu(c, p);

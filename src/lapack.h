@@ -60,6 +60,10 @@ static inline void gs_lapack_set_int(const gs_lapack_t *p, void *v, int64_t i, i
         ((int32_t *)v)[i] = (int32_t)x;
 }
 
+/* True when one of the n elements of precision prec at x, step elements apart, is zero (each real component
+ * 0 or -0): a diagonal (step ld + 1) with a zero is a singular triangle, whose INFO the CPU library gives. */
+GS_HIDDEN bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec);
+
 /* The matrices the GPU path moves, in a fixed order per operation, and which of them the device changes
  * without the change being copied back (a matrix LAPACK documents as destroyed): those are never cached. */
 GS_HIDDEN int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t ops[4], uint8_t *scratch_only);

@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 L=${GS_LAPACK_TESTS:-/usr/lib/x86_64-linux-gnu/lapack}
 [ -x $L/xlintstd ] || { bad "liblapack-test is not installed (tests/deps.sh installs it)"; finish; exit; }
-printf '%s min_flops=inf\n' '*gemm' '*symm' '*hemm' '*syrk' '*herk' '*syr2k' '*her2k' '*trmm' '*trsm' '*gemv' \
-    '*dot*' '*axpy' >$W/blas-off.policy
+blas_off_policy $W/blas-off.policy
 if [ "${GS_LAPACK_REAL:-0}" = 1 ]; then
     run_shim() { env LD_PRELOAD="$LIB" "$@"; }
 else

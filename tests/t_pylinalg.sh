@@ -5,8 +5,7 @@
 # tests make millions of small BLAS calls, with the BLAS routines kept on the CPU (min_flops=inf) and every
 # LAPACK call forced, so that it stays within minutes.  tests/gpu/run.sh runs both fully forced on the GPU.
 . "$(dirname "$0")/lib.sh"
-printf '%s min_flops=inf\n' '*gemm' '*symm' '*hemm' '*syrk' '*herk' '*syr2k' '*her2k' '*trmm' '*trsm' '*gemv' \
-    '*dot*' '*axpy' >$W/blas-off.policy
+blas_off_policy $W/blas-off.policy
 
 # suite NAME PYTHON MODULE [VAR=VALUE...]: the failed tests under the shim must all fail without it too, and
 # LAPACK calls must have reached the GPU path.
