@@ -43,9 +43,3 @@ standin() {
 standin_reset() { rm -f "$REPORT"; }
 # lines FILE PATTERN: number of lines of FILE matching the extended regular expression PATTERN.
 lines() { grep -cE "$2" "$1" || true; }
-# blas_off_policy FILE: writes a policy that keeps every BLAS routine on the CPU (min_flops=inf holds even under
-# GPUSHIM_OFFLOAD=always), so that a test can force LAPACK alone.
-blas_off_policy() {
-    printf '%s min_flops=inf\n' '*gemm' '*symm' '*hemm' '*syrk' '*herk' '*syr2k' '*her2k' '*trmm' '*trsm' '*gemv' \
-        '*dot*' '*axpy' >"$1"
-}

@@ -4,9 +4,10 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack loading cache; default all)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites loading cache; default all)
+#   LINALG_SUITES (default "numpy.linalg scipy.linalg") and SUITE_JOBS (default 8) for the group suites
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python lapack loading cache} "
+GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -108,8 +109,8 @@ print("".join(str(r["cache_hits"]) for r in map(json.loads, open(sys.argv[1])) i
 fi
 
 # 5. LAPACK through cuSOLVER: Debian's LAPACK test programs (packed by tests/gpu/pack.sh; tests/t_lapack.sh
-# has the checks), then the linalg test suites of the NumPy and SciPy installed here, with pytest, under the
-# shim with every eligible call forced onto the GPU (BLAS too): no test may fail that fails without the shim.
+# has the checks), then (group suites) the linalg test suites of the NumPy and SciPy installed here, with pytest, under the
+# shim with every eligible LAPACK call forced onto the GPU: no test may fail that fails without the shim.
 if want lapack; then
     LT=$L/lapack-test
     if GS_LAPACK_REAL=1 GS_LAPACK_TESTS=$LT LD_LIBRARY_PATH=$LT/lib:$LD_LIBRARY_PATH \
@@ -118,16 +119,39 @@ if want lapack; then
     else
         bad "LAPACK test programs: $(grep -c FAIL $OUT/t_lapack.out) failed checks (t_lapack.out)"
     fi
+fi
+if want suites; then
+    # A suite in SUITE_JOBS pytest processes at once (default 8), its tests dealt out in turn (pytest reads
+    # each share from a file named with @): thousands of tiny forced calls wait on the GPU one by one.
+    # usage: shards FILE COMMAND...  (the outputs end up one after another in FILE)
+    shards() {
+        f=$1
+        shift
+        $PY -m pytest -q --collect-only -p no:cacheprovider --pyargs $suite 2>/dev/null | grep '::' >$f.ids
+        i=0
+        while [ $i -lt "${SUITE_JOBS:-8}" ]; do
+            awk -v i=$i -v j="${SUITE_JOBS:-8}" 'NR % j == i' $f.ids >$f.ids$i
+            "$@" $PY -m pytest -q -rf -p no:cacheprovider @$f.ids$i >$f.$i 2>&1 &
+            i=$((i + 1))
+        done
+        wait
+        cat $f.[0-9]* >$f && rm -f $f.[0-9]* $f.ids*
+    }
+    passed() { grep -Eo '[0-9]+ passed' "$1" | awk '{s += $1} END {print s + 0 " passed"}'; }
+    # NumPy's suite with every eligible call forced; SciPy's, whose tests make millions of small BLAS calls,
+    # with LAPACK forced and BLAS on the CPU, as in tests/t_pylinalg.sh.
     for suite in ${LINALG_SUITES:-numpy.linalg scipy.linalg}; do
-        $PY -m pytest -q -rf -p no:cacheprovider --pyargs $suite >$OUT/$suite.ref 2>&1
-        GPUSHIM_SUMMARY=1 shim $PY -m pytest -q -rf -p no:cacheprovider --pyargs $suite >$OUT/$suite.gpu 2>&1
+        pol=
+        [ $suite = scipy.linalg ] && pol=GPUSHIM_POLICY=$(pwd)/tests/blas-off.policy
+        shards $OUT/$suite.ref env
+        shards $OUT/$suite.gpu shim env $pol
         grep '^FAILED' $OUT/$suite.ref | sed 's/ - .*//; s/^FAILED .*tests\//tests\//' | sort >/tmp/$suite.ref.f
         grep '^FAILED' $OUT/$suite.gpu | sed 's/ - .*//; s/^FAILED .*tests\//tests\//' | sort >/tmp/$suite.gpu.f
         grep -v '^#' tests/py/linalg_known.txt | sort >/tmp/linalg_known
         new=$(comm -13 /tmp/$suite.ref.f /tmp/$suite.gpu.f | comm -23 - /tmp/linalg_known | wc -l)
-        res=$(grep -E '[0-9]+ passed' $OUT/$suite.gpu | tail -n 1)
-        if [ -n "$res" ] && [ "$new" = 0 ]; then
-            ok "$suite under the shim: $res (without: $(grep -E '[0-9]+ passed' $OUT/$suite.ref | tail -n 1))"
+        res=$(passed $OUT/$suite.gpu)
+        if [ "$res" != "0 passed" ] && [ "$new" = 0 ]; then
+            ok "$suite under the shim: $res (without: $(passed $OUT/$suite.ref))"
         else
             bad "$suite under the shim: $new tests fail that pass without it ($res)"
         fi

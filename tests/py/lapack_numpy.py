@@ -28,6 +28,8 @@ for dt in (np.float64, np.complex128):
     out[t + "chol"] = np.linalg.cholesky(h)
     w, v = np.linalg.eigh(h)
     out[t + "eigh_w"], out[t + "eigh_rebuilt"] = w, (v * w) @ v.conj().T
+    sing = a.copy()
+    sing[:, 3] = 0
     u, s, vt = np.linalg.svd(a)
     out[t + "svd_s"], out[t + "svd_rebuilt"] = s, (u * s) @ vt
     q, r = np.linalg.qr(a)
@@ -39,8 +41,16 @@ for dt in (np.float64, np.complex128):
         out[t + f"lu_solve{i}"] = sla.lu_solve(lu, b * (i + 1))
     c = sla.cho_factor(h)
     out[t + "cho_solve"] = sla.cho_solve(c, b)
-    sing = a.copy()
-    sing[:, 3] = 0
+    # gesdd in its other forms: rank-deficient (gesvdp must not be trusted there), tall with every vector and
+    # with min(m, n) of them, and without vectors.
+    u, s, vt = np.linalg.svd(sing)
+    out[t + "svd_rankdef_s"], out[t + "svd_rankdef_rebuilt"] = s, (u * s) @ vt
+    tall = np.vstack([a, a[: n // 2] * 0.5])
+    u, s, vt = np.linalg.svd(tall)
+    out[t + "svd_tall_rebuilt"], out[t + "svd_tall_uhu"] = (u[:, :n] * s) @ vt, u.conj().T @ u
+    u, s, vt = np.linalg.svd(tall, full_matrices=False)
+    out[t + "svd_econ_s"], out[t + "svd_econ_rebuilt"] = s, (u * s) @ vt
+    out[t + "svdvals"] = np.linalg.svd(a, compute_uv=False)
     for name, f, m in (("singular", np.linalg.solve, sing), ("notpd", np.linalg.cholesky, -h)):
         try:
             f(m, b) if name == "singular" else f(m)

@@ -370,6 +370,39 @@ static cublasStatus_t trsm(cublasHandle_t h, int p, const char *fn, cublasSideMo
     return submit(h, run_trsm, &j);
 }
 
+/* geam: C = alpha op(A) + beta op(B), through a temporary, so that C may be B (cuBLAS's in-place form with
+ * transb N); C may not be A. */
+static void run_geam(void *arg)
+{
+    const job_t *j = arg;
+    z_t *X = calloc((size_t)(j->m * j->n), sizeof *X);
+    for (int64_t jj = 0; jj < j->n; jj++)
+        for (int64_t i = 0; i < j->m; i++)
+            X[i + jj * j->m] = j->al * opat(j->a, j->ta, i, jj) + (j->be == 0 ? 0 : j->be * opat(j->b, j->tb, i, jj));
+    for (int64_t jj = 0; jj < j->n; jj++)
+        for (int64_t i = 0; i < j->m; i++)
+            put(j->c, i, jj, X[i + jj * j->m]);
+    free(X);
+}
+
+static cublasStatus_t geam(cublasHandle_t h, int p, const char *fn, cublasOperation_t ta, cublasOperation_t tb,
+                           int64_t m, int64_t n, const void *alpha, const void *A, int64_t lda, const void *beta,
+                           const void *B, int64_t ldb, void *Cm, int64_t ldc)
+{
+    BEGIN(fn);
+    if (check(fn, A, p, ta == CUBLAS_OP_N ? m : n, ta == CUBLAS_OP_N ? n : m, lda, "A") ||
+        check(fn, B, p, tb == CUBLAS_OP_N ? m : n, tb == CUBLAS_OP_N ? n : m, ldb, "B") ||
+        check(fn, Cm, p, m, n, ldc, "C") || scalars(fn, p, alpha, beta))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (Cm == A || (Cm == B && (tb != CUBLAS_OP_N || ldb != ldc))) {
+        standin_violation(fn, "C in place of A, or of B transposed");
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    job_t j = {.ta = ta, .tb = tb, .m = m, .n = n, .a = {p, A, lda}, .b = {p, B, ldb}, .c = {p, Cm, ldc},
+               .al = scal(p, alpha, 0), .be = scal(p, beta, 0)};
+    return submit(h, run_geam, &j);
+}
+
 /* gemv: y = alpha op(A) x + beta y, vectors with increments incx and incy (positive). */
 static void run_gemv(void *arg)
 {
@@ -472,6 +505,13 @@ static cublasStatus_t gemv(cublasHandle_t h, int p, const char *fn, cublasOperat
         return trsm(h, P, __func__, side, uplo, t, diag, m, n, al, A, lda, B, ldb); \
     }
 
+#define GEAM(P, T, R) \
+    cublasStatus_t cublas##P##geam_64(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m, \
+                                      int64_t n, const T *al, const T *A, int64_t lda, const T *be, const T *B, \
+                                      int64_t ldb, T *Cm, int64_t ldc) \
+    { \
+        return geam(h, P, __func__, ta, tb, m, n, al, A, lda, be, B, ldb, Cm, ldc); \
+    }
 #define GEMV(P, T, R) \
     cublasStatus_t cublas##P##gemv_v2_64(cublasHandle_t h, cublasOperation_t t, int64_t m, int64_t n, const T *al, \
                                          const T *A, int64_t lda, const T *x, int64_t incx, const T *be, T *y, \
@@ -490,3 +530,4 @@ EACH_PREC(SYR2K)
 EACH_COMPLEX(HER2K)
 EACH_PREC(TRMM)
 EACH_PREC(TRSM)
+EACH_PREC(GEAM)

@@ -36,6 +36,8 @@ static int prec_of(cudaDataType t)
     }
 }
 
+static int real_of(int p) { return p == C ? S : p == Z ? D : p; }
+
 /* The reference LAPACK's routine <s|d|c|z><name>_, from its own namespace. */
 static void *lapack(int p, const char *name)
 {
@@ -81,9 +83,10 @@ typedef struct {
     void *a, *b, *u, *vt, *vec;
     int64_t *ipiv;
     int *info;
+    double *err; /* gesvdp's h_err_sigma */
 } job_t;
 
-enum { GETRF, GETRS, POTRF, POTRS, POTRI, GEQRF, ORGQR, ORMQR, SYEVD, GESVD, GEEV, TRTRI };
+enum { GETRF, GETRS, POTRF, POTRS, POTRI, GEQRF, ORGQR, ORMQR, SYEVD, GESVD, GESVDP, GEEV, TRTRI };
 
 /* Reference LAPACK signatures, every array as void; integers are 32-bit. */
 typedef void fn_getrf(const int *, const int *, void *, const int *, int *, int *);
@@ -163,6 +166,44 @@ static void run(void *arg)
         else
             ((fn_gesvd_r *)lapack(p, "gesvd"))(&c1, &c2, &m, &n, j->a, &lda, j->vec, u, &ldu, vt, &ldvt, work, &lwork,
                                                &info, 1, 1);
+        break;
+    }
+    case GESVDP: {
+        /* gesvd, then V = VT^H.  When a singular value is near zero the real gesvdp perturbs A and says by how
+         * much in h_err_sigma; here the singular values are shifted by a perturbation large enough (1e-3 of the
+         * largest) that a caller using them regardless is caught by any comparison. */
+        int64_t mn = m < n ? m : n, vr = c1 == 'A' ? n : mn;
+        int ldt = vr > 0 ? (int)vr : 1;
+        char one[32];
+        void *vt = c1 == 'N' ? one : calloc((size_t)(vr * n) + 1, esize[p]), *u = c1 == 'N' ? one : j->u;
+        if (cplx)
+            ((fn_gesvd_c *)lapack(p, "gesvd"))(&c1, &c1, &m, &n, j->a, &lda, j->vec, u, &ldu, vt, &ldt, work, &lwork,
+                                               rwork, &info, 1, 1);
+        else
+            ((fn_gesvd_r *)lapack(p, "gesvd"))(&c1, &c1, &m, &n, j->a, &lda, j->vec, u, &ldu, vt, &ldt, work, &lwork,
+                                               &info, 1, 1);
+        for (int64_t r = 0; c1 != 'N' && r < vr; r++)
+            for (int64_t col = 0; col < n; col++) {
+                char *dst = (char *)j->vt + ((size_t)r * (size_t)ldvt + (size_t)col) * esize[p];
+                memcpy(dst, (char *)vt + ((size_t)col * (size_t)ldt + (size_t)r) * esize[p], esize[p]);
+                if (p == C)
+                    ((float *)dst)[1] = -((float *)dst)[1];
+                if (p == Z)
+                    ((double *)dst)[1] = -((double *)dst)[1];
+            }
+        if (c1 != 'N')
+            free(vt);
+        double smax = 0, smin = 0, eps = real_of(p) == S ? 1.2e-7 : 2.3e-16;
+        for (int64_t i = 0; i < mn; i++) {
+            double v = real_of(p) == S ? ((float *)j->vec)[i] : ((double *)j->vec)[i];
+            smax = i == 0 ? v : smax, smin = v;
+        }
+        *j->err = mn > 0 && smin <= 1e3 * eps * smax ? 1e-3 * smax : 0;
+        for (int64_t i = 0; *j->err > 0 && i < mn; i++)
+            if (real_of(p) == S)
+                ((float *)j->vec)[i] += (float)*j->err;
+            else
+                ((double *)j->vec)[i] += *j->err;
         break;
     }
     case GEEV: { /* right eigenvectors only */
@@ -336,7 +377,6 @@ cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t h, cusolverDnParams_t q, in
                              work_ok("cusolverDnXgeqrf", dw, dwb, work_bytes(p, n)));
 }
 
-static int real_of(int p) { return p == C ? S : p == Z ? D : p; }
 
 cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t q, cusolverEigMode_t jobz,
                                              cublasFillMode_t u, int64_t n, cudaDataType ta, const void *a,
@@ -392,6 +432,42 @@ cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t h, cusolverDnParams_t q, si
                              (ju == 'N' || mat_ok("cusolverDnXgesvd", u, p, m, ucols, ldu, "U")) &&
                              (jv == 'N' || mat_ok("cusolverDnXgesvd", vt, p, vrows, n, ldvt, "VT")) &&
                              work_ok("cusolverDnXgesvd", dw, dwb, work_bytes(p, m + n)));
+}
+
+cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t q, cusolverEigMode_t jobz,
+                                              int econ, int64_t m, int64_t n, cudaDataType ta, const void *a,
+                                              int64_t lda, cudaDataType ts, const void *s, cudaDataType tu,
+                                              const void *u, int64_t ldu, cudaDataType tv, const void *v, int64_t ldv,
+                                              cudaDataType tc, size_t *dev, size_t *host)
+{
+    (void)q, (void)jobz, (void)econ, (void)a, (void)lda, (void)ts, (void)s, (void)tu, (void)u, (void)ldu, (void)tv;
+    (void)v, (void)ldv, (void)tc;
+    return handle_ok(h) ? SIZES(dev, host, prec_of(ta), 2 * (m + n)) : CUSOLVER_STATUS_NOT_INITIALIZED;
+}
+
+/* Returns V, not VT, and waits for the device: h_err_sigma is a host value. */
+cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t h, cusolverDnParams_t q, cusolverEigMode_t jobz, int econ,
+                                   int64_t m, int64_t n, cudaDataType ta, void *a, int64_t lda, cudaDataType ts,
+                                   void *s, cudaDataType tu, void *u, int64_t ldu, cudaDataType tv, void *v,
+                                   int64_t ldv, cudaDataType tc, void *dw, size_t dwb, void *hw, size_t hwb, int *info,
+                                   double *err)
+{
+    (void)q, (void)ts, (void)tu, (void)tv, (void)tc, (void)hw, (void)hwb;
+    BEGIN("cusolverDnXgesvdp");
+    int p = prec_of(ta), vec = jobz == CUSOLVER_EIG_MODE_VECTOR;
+    int64_t mn = m < n ? m : n, cols = econ ? mn : 0;
+    if (m < n)
+        standin_violation("cusolverDnXgesvdp", "m < n, which gesvdp does not take here");
+    job_t j = {.op = GESVDP, .p = p, .c1 = !vec ? 'N' : econ ? 'S' : 'A', .m = m, .n = n, .a = a, .lda = lda,
+               .vec = s, .u = u, .ldu = ldu, .vt = v, .ldvt = ldv, .info = info, .err = err};
+    cusolverStatus_t st = submit(h, &j, mat_ok("cusolverDnXgesvdp", a, p, m, n, lda, "A") &&
+                                            dev_ok("cusolverDnXgesvdp", s, (size_t)mn * esize[real_of(p)], "S") &&
+                                            (!vec || mat_ok("cusolverDnXgesvdp", u, p, m, cols ? cols : m, ldu, "U")) &&
+                                            (!vec || mat_ok("cusolverDnXgesvdp", v, p, n, cols ? cols : n, ldv, "V")) &&
+                                            work_ok("cusolverDnXgesvdp", dw, dwb, work_bytes(p, 2 * (m + n))));
+    if (st == CUSOLVER_STATUS_SUCCESS && cudaStreamSynchronize(h->stream) != cudaSuccess)
+        return CUSOLVER_STATUS_EXECUTION_FAILED;
+    return st;
 }
 
 cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t q, cusolverEigMode_t jl,

@@ -1,0 +1,197 @@
+/* What cuSOLVER itself takes, data already on the device: the three SVD algorithms for a square float64 matrix
+ * with every singular vector (what numpy.linalg.svd asks of gesdd), with their accuracy, and LU with a solve.
+ * Decides which SVD the shim uses and what is left of a LAPACK call's time for the copies.
+ * build: cc -O2 -I/usr/local/cuda/include bench/solver_probe.c -L/usr/local/cuda/lib64 -lcusolver -lcublas -lcudart
+ * usage: solver_probe [N_SVD [N_LU [NRHS]]]   (defaults 4096 8192 64) */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define CK(x) \
+    do { \
+        int st_ = (int)(x); \
+        if (st_) { \
+            fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #x, st_); \
+            exit(1); \
+        } \
+    } while (0)
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static cusolverDnHandle_t sol;
+static cusolverDnParams_t par;
+static cublasHandle_t blas;
+static double *dev(size_t n)
+{
+    double *p;
+    CK(cudaMalloc((void **)&p, n * sizeof *p));
+    return p;
+}
+
+/* ||A - U diag(s) VT||_F / ||A||_F and ||U^T U - I||_F / sqrt(n), on the device. */
+static void check(const double *a, const double *u, const double *s, const double *vt, int n, double *res,
+                  double *orth)
+{
+    size_t nn = (size_t)n * n;
+    double *us = dev(nn), *r = dev(nn), *hs = malloc(n * sizeof *hs), one = 1, mone = -1, zero = 0, na, nr;
+    CK(cudaMemcpy(hs, s, n * sizeof *hs, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(us, u, nn * sizeof *us, cudaMemcpyDeviceToDevice));
+    for (int j = 0; j < n; j++)
+        CK(cublasDscal(blas, n, &hs[j], us + (size_t)j * n, 1));
+    CK(cudaMemcpy(r, a, nn * sizeof *r, cudaMemcpyDeviceToDevice));
+    CK(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &mone, us, n, vt, n, &one, r, n));
+    CK(cublasDnrm2(blas, (int)nn, a, 1, &na));
+    CK(cublasDnrm2(blas, (int)nn, r, 1, &nr));
+    *res = nr / na;
+    CK(cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, u, n, u, n, &zero, r, n));
+    double *eye = calloc(nn, sizeof *eye);
+    for (int i = 0; i < n; i++)
+        eye[(size_t)i * n + i] = 1;
+    CK(cudaMemcpy(us, eye, nn * sizeof *us, cudaMemcpyHostToDevice));
+    CK(cublasDaxpy(blas, (int)nn, &mone, us, 1, r, 1));
+    CK(cublasDnrm2(blas, (int)nn, r, 1, &nr));
+    *orth = nr / sqrt(n);
+    cudaFree(us);
+    cudaFree(r);
+    free(hs);
+    free(eye);
+}
+
+static void report(const char *name, double ms, const double *a, const double *u, const double *s,
+                   const double *vt, const double *sref, int n)
+{
+    double res, orth, ds = 0, *h = malloc(2 * n * sizeof *h);
+    check(a, u, s, vt, n, &res, &orth);
+    CK(cudaMemcpy(h, s, n * sizeof *h, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(h + n, sref, n * sizeof *h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        ds = fmax(ds, fabs(h[i] - h[n + i]) / h[n]);
+    printf("svd n=%d %-8s %9.1f ms  residual %.2e  orthogonality %.2e  max|s - s_gesvd|/s_max %.2e\n", n, name, ms,
+           res, orth, ds);
+    free(h);
+}
+
+static void svd(int n)
+{
+    size_t nn = (size_t)n * n, dw, hw;
+    double *a = dev(nn), *w = dev(nn), *u = dev(nn), *vt = dev(nn), *v = dev(nn), *s = dev(n), *sref = dev(n);
+    double *ha = malloc(nn * sizeof *ha), one = 1, zero = 0, err;
+    int *info = (int *)dev(1);
+    srand(1);
+    for (size_t i = 0; i < nn; i++)
+        ha[i] = rand() / (double)RAND_MAX - 0.5;
+    CK(cudaMemcpy(a, ha, nn * sizeof *ha, cudaMemcpyHostToDevice));
+    void *dbuf = NULL, *hbuf = NULL;
+
+    for (int rep = 0; rep < 2; rep++) {
+        CK(cudaMemcpy(w, a, nn * sizeof *w, cudaMemcpyDeviceToDevice));
+        CK(cusolverDnXgesvd_bufferSize(sol, par, 'A', 'A', n, n, CUDA_R_64F, w, n, CUDA_R_64F, sref, CUDA_R_64F, u, n,
+                                       CUDA_R_64F, vt, n, CUDA_R_64F, &dw, &hw));
+        dbuf = dev(dw / 8 + 1);
+        hbuf = malloc(hw + 1);
+        CK(cudaDeviceSynchronize());
+        double t = now();
+        CK(cusolverDnXgesvd(sol, par, 'A', 'A', n, n, CUDA_R_64F, w, n, CUDA_R_64F, sref, CUDA_R_64F, u, n,
+                            CUDA_R_64F, vt, n, CUDA_R_64F, dbuf, dw, hbuf, hw, info));
+        CK(cudaDeviceSynchronize());
+        t = now() - t;
+        cudaFree(dbuf);
+        free(hbuf);
+        if (rep)
+            report("gesvd", 1e3 * t, a, u, sref, vt, sref, n);
+    }
+
+    for (int rep = 0; rep < 2; rep++) {
+        CK(cudaMemcpy(w, a, nn * sizeof *w, cudaMemcpyDeviceToDevice));
+        CK(cusolverDnXgesvdp_bufferSize(sol, par, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, CUDA_R_64F, w, n, CUDA_R_64F, s,
+                                        CUDA_R_64F, u, n, CUDA_R_64F, v, n, CUDA_R_64F, &dw, &hw));
+        dbuf = dev(dw / 8 + 1);
+        hbuf = malloc(hw + 1);
+        CK(cudaDeviceSynchronize());
+        double t = now();
+        CK(cusolverDnXgesvdp(sol, par, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, CUDA_R_64F, w, n, CUDA_R_64F, s,
+                             CUDA_R_64F, u, n, CUDA_R_64F, v, n, CUDA_R_64F, dbuf, dw, hbuf, hw, info, &err));
+        /* gesvdp returns V; LAPACK returns V^T */
+        CK(cublasDgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, &one, v, n, &zero, vt, n, vt, n));
+        CK(cudaDeviceSynchronize());
+        t = now() - t;
+        cudaFree(dbuf);
+        free(hbuf);
+        if (rep)
+            report("gesvdp", 1e3 * t, a, u, s, vt, sref, n);
+    }
+
+    gesvdjInfo_t j;
+    CK(cusolverDnCreateGesvdjInfo(&j));
+    for (int rep = 0; rep < 2; rep++) {
+        int lw;
+        CK(cudaMemcpy(w, a, nn * sizeof *w, cudaMemcpyDeviceToDevice));
+        CK(cusolverDnDgesvdj_bufferSize(sol, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, w, n, s, u, n, v, n, &lw, j));
+        double *work = dev((size_t)lw);
+        CK(cudaDeviceSynchronize());
+        double t = now();
+        CK(cusolverDnDgesvdj(sol, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, w, n, s, u, n, v, n, work, lw, info, j));
+        CK(cublasDgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, &one, v, n, &zero, vt, n, vt, n));
+        CK(cudaDeviceSynchronize());
+        t = now() - t;
+        cudaFree(work);
+        if (rep)
+            report("gesvdj", 1e3 * t, a, u, s, vt, sref, n);
+    }
+    cudaFree(a), cudaFree(w), cudaFree(u), cudaFree(vt), cudaFree(v), cudaFree(s), cudaFree(sref), cudaFree(info);
+    free(ha);
+}
+
+static void lu(int n, int nrhs)
+{
+    size_t nn = (size_t)n * n, dw, hw;
+    double *a = dev(nn), *b = dev((size_t)n * nrhs), *h = malloc(nn * sizeof *h);
+    int64_t *ipiv;
+    int *info = (int *)dev(1);
+    CK(cudaMalloc((void **)&ipiv, n * sizeof *ipiv));
+    for (size_t i = 0; i < nn; i++)
+        h[i] = rand() / (double)RAND_MAX - 0.5;
+    for (int rep = 0; rep < 3; rep++) {
+        CK(cudaMemcpy(a, h, nn * sizeof *h, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(b, h, (size_t)n * nrhs * sizeof *h, cudaMemcpyHostToDevice));
+        CK(cusolverDnXgetrf_bufferSize(sol, par, n, n, CUDA_R_64F, a, n, CUDA_R_64F, &dw, &hw));
+        void *dbuf = dev(dw / 8 + 1), *hbuf = malloc(hw + 1);
+        CK(cudaDeviceSynchronize());
+        double t0 = now();
+        CK(cusolverDnXgetrf(sol, par, n, n, CUDA_R_64F, a, n, ipiv, CUDA_R_64F, dbuf, dw, hbuf, hw, info));
+        CK(cudaDeviceSynchronize());
+        double t1 = now();
+        CK(cusolverDnXgetrs(sol, par, CUBLAS_OP_N, n, nrhs, CUDA_R_64F, a, n, ipiv, CUDA_R_64F, b, n, info));
+        CK(cudaDeviceSynchronize());
+        double t2 = now();
+        if (rep)
+            printf("lu n=%d getrf %.1f ms, getrs %d rhs %.1f ms\n", n, 1e3 * (t1 - t0), nrhs, 1e3 * (t2 - t1));
+        cudaFree(dbuf);
+        free(hbuf);
+    }
+    cudaFree(a), cudaFree(b), cudaFree(ipiv), cudaFree(info);
+    free(h);
+}
+
+int main(int argc, char **argv)
+{
+    int nsvd = argc > 1 ? atoi(argv[1]) : 4096, nlu = argc > 2 ? atoi(argv[2]) : 8192,
+        nrhs = argc > 3 ? atoi(argv[3]) : 64;
+    CK(cusolverDnCreate(&sol));
+    CK(cusolverDnCreateParams(&par));
+    CK(cublasCreate(&blas));
+    if (nlu > 0)
+        lu(nlu, nrhs);
+    if (nsvd > 0)
+        svd(nsvd);
+    return 0;
+}
