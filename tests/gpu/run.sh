@@ -12,6 +12,7 @@ want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 LIB=$(pwd)/build/libgpushim.so
 T=$(pwd)/build/tests
 PY=${PYTHON:-python3}
@@ -127,11 +128,13 @@ if want suites; then
     shards() {
         f=$1
         shift
-        $PY -m pytest -q --collect-only -p no:cacheprovider --pyargs $suite 2>/dev/null | grep '::' >$f.ids
+        # (test ids relative to /, whatever configuration the installed package has)
+        (cd / && $PY -m pytest -q --collect-only -p no:cacheprovider --rootdir=/ --pyargs $suite) 2>/dev/null |
+            grep '::' >$f.ids
         i=0
         while [ $i -lt "${SUITE_JOBS:-8}" ]; do
             awk -v i=$i -v j="${SUITE_JOBS:-8}" 'NR % j == i' $f.ids >$f.ids$i
-            "$@" $PY -m pytest -q -rf -p no:cacheprovider @$f.ids$i >$f.$i 2>&1 &
+            (cd / && "$@" $PY -m pytest -q -rf -p no:cacheprovider --rootdir=/ @$f.ids$i >$f.$i 2>&1) &
             i=$((i + 1))
         done
         wait
