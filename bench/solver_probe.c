@@ -2,13 +2,15 @@
  * with every singular vector (what numpy.linalg.svd asks of gesdd), with their accuracy, and LU with a solve.
  * Decides which SVD the shim uses and what is left of a LAPACK call's time for the copies.
  * build: cc -O2 -I/usr/local/cuda/include bench/solver_probe.c -L/usr/local/cuda/lib64 -lcusolver -lcublas -lcudart
- * usage: solver_probe [N_SVD [N_LU [NRHS]]]   (defaults 4096 8192 64) */
+ * usage: solver_probe [N_SVD [N_LU [NRHS]]]   (defaults 4096 8192 64)
+ *        solver_probe grid                   (which small shapes gesvdp refuses) */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define CK(x) \
@@ -182,8 +184,70 @@ static void lu(int n, int nrhs)
     free(h);
 }
 
+/* gesvdp's status over small shapes, both jobs and both econ values, in float64 and complex128, each followed
+ * by a gesvd on the same handle (does a refusal leave the device usable?): prints the combinations that fail. */
+static void svdp_grid(void)
+{
+    static const int dims[] = {1, 2, 3, 4, 5, 8, 10, 16, 30, 40, 64, 100, 300};
+    static const cudaDataType types[] = {CUDA_R_64F, CUDA_C_64F};
+    int nd = sizeof dims / sizeof *dims, bad = 0, tried = 0;
+    double *a = dev(2 * 300 * 300), *u = dev(2 * 300 * 300), *v = dev(2 * 300 * 300), *s = dev(300);
+    int *info = (int *)dev(1);
+    double *h = malloc(2 * 300 * 300 * sizeof *h);
+    for (int i = 0; i < 2 * 300 * 300; i++)
+        h[i] = rand() / (double)RAND_MAX - 0.5;
+    for (int t = 0; t < 2; t++)
+        for (int vec = 0; vec < 2; vec++)
+            for (int econ = 0; econ < 2; econ++)
+                for (int im = 0; im < nd; im++)
+                    for (int in = 0; in <= im; in++) {
+                        int64_t m = dims[im], n = dims[in];
+                        size_t dw = 0, hw = 0;
+                        double err = -1;
+                        cusolverEigMode_t jz = vec ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+                        CK(cudaMemcpy(a, h, (size_t)(2 * m * n) * sizeof *h, cudaMemcpyHostToDevice));
+                        int st = cusolverDnXgesvdp_bufferSize(sol, par, jz, econ, m, n, types[t], a, m, CUDA_R_64F,
+                                                              s, types[t], u, m, types[t], v, n, types[t], &dw, &hw);
+                        void *dbuf = st ? NULL : dev(dw / 8 + 1), *hbuf = st ? NULL : malloc(hw + 1);
+                        if (!st)
+                            st = 100 + cusolverDnXgesvdp(sol, par, jz, econ, m, n, types[t], a, m, CUDA_R_64F, s,
+                                                         types[t], u, m, types[t], v, n, types[t], dbuf, dw, hbuf, hw,
+                                                         info, &err);
+                        int sync = cudaDeviceSynchronize(), after = 0;
+                        cudaFree(dbuf);
+                        free(hbuf);
+                        if (st != 100 || sync) { /* does the device still work? */
+                            CK(cudaMemcpy(a, h, (size_t)(m * n) * sizeof *h, cudaMemcpyHostToDevice));
+                            CK(cusolverDnXgesvd_bufferSize(sol, par, 'N', 'N', m, n, CUDA_R_64F, a, m, CUDA_R_64F, s,
+                                                           CUDA_R_64F, u, m, CUDA_R_64F, v, n, CUDA_R_64F, &dw, &hw));
+                            dbuf = dev(dw / 8 + 1), hbuf = malloc(hw + 1);
+                            after = cusolverDnXgesvd(sol, par, 'N', 'N', m, n, CUDA_R_64F, a, m, CUDA_R_64F, s,
+                                                     CUDA_R_64F, u, m, CUDA_R_64F, v, n, CUDA_R_64F, dbuf, dw, hbuf,
+                                                     hw, info);
+                            after = after ? after : 1000 + cudaDeviceSynchronize();
+                            cudaFree(dbuf);
+                            free(hbuf);
+                            printf("gesvdp %s vec=%d econ=%d m=%ld n=%ld: status %d (bufferSize if < 100) sync %d; "
+                                   "gesvd after it: %d (1000 = fine)\n", t ? "Z" : "D", vec, econ, (long)m, (long)n,
+                                   st % 100, sync, after);
+                            bad++;
+                        } else if (err != 0) {
+                            printf("gesvdp %s vec=%d econ=%d m=%ld n=%ld: h_err_sigma %.3g\n", t ? "Z" : "D", vec,
+                                   econ, (long)m, (long)n, err);
+                        }
+                        tried++;
+                    }
+    printf("gesvdp grid: %d of %d combinations failed\n", bad, tried);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "grid")) {
+        CK(cusolverDnCreate(&sol));
+        CK(cusolverDnCreateParams(&par));
+        svdp_grid();
+        return 0;
+    }
     int nsvd = argc > 1 ? atoi(argv[1]) : 4096, nlu = argc > 2 ? atoi(argv[2]) : 8192,
         nrhs = argc > 3 ? atoi(argv[3]) : 64;
     CK(cusolverDnCreate(&sol));

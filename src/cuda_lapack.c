@@ -275,9 +275,9 @@ static int64_t gs_vec_len(const gs_lapack_t *p, bool *real)
 
 static bool gs_has_pivots(int op) { return op == GS_OP_getrf || op == GS_OP_getrs || op == GS_OP_gesv || op == GS_OP_getri; }
 
-/* The SVD by gesvdp, which returns V and waits for the device.  When it had to perturb A by more than the
- * rounding LAPACK allows (a singular value near zero: h_err_sigma above eps times the largest), A is put back
- * and *done stays 0 for gesvd to compute it. */
+/* The SVD by gesvdp, which returns V and waits for the device.  When gesvdp refuses the call, or had to
+ * perturb A by more than the rounding LAPACK allows (a singular value near zero: h_err_sigma above eps times
+ * the largest), A is put back and *done stays 0 for gesvd to compute it. */
 static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, char *const *d, const int64_t *ld,
                        void *hwork, size_t hbytes, int *done)
 {
@@ -289,11 +289,13 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
     double err = 0, smax = 0;
     GS_CUDA(c, cudaMemcpy2DAsync, (a0, (size_t)m * es, d[0], (size_t)ld[0] * es, (size_t)m * es, (size_t)n,
                                    cudaMemcpyDeviceToDevice, gs_cuda.stream));
-    GS_SOL(c, cusolverDnXgesvdp, (gs_sol.handle, gs_sol.params, gs_eig(vec ? 'V' : 'N'), gs_svdp_econ(p), m, n, t,
-                                  d[0], ld[0], r, x->vec, t, vec ? d[1] : NULL, vec ? ld[1] : m > 0 ? m : 1, t,
-                                  vec ? v : NULL, n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes, x->info,
-                                  &err));
-    if (mn > 0) {
+    /* A status other than success (cuSOLVER 13 refuses some small shapes) leaves the SVD to gesvd too. */
+    cusolverStatus_t st = gs_sol.cusolverDnXgesvdp(gs_sol.handle, gs_sol.params, gs_eig(vec ? 'V' : 'N'),
+                                                   gs_svdp_econ(p), m, n, t, d[0], ld[0], r, x->vec, t,
+                                                   vec ? d[1] : NULL, vec ? ld[1] : m > 0 ? m : 1, t, vec ? v : NULL,
+                                                   n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes, x->info,
+                                                   &err);
+    if (st == CUSOLVER_STATUS_SUCCESS && mn > 0) {
         float f;
         GS_CUDA(c, cudaMemcpy2DAsync, (rs == 4 ? (void *)&f : (void *)&smax, rs, x->vec, rs, rs, 1,
                                        cudaMemcpyDeviceToHost, gs_cuda.stream));
@@ -301,7 +303,7 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
         if (rs == 4)
             smax = f;
     }
-    if (!(err <= (rs == 4 ? FLT_EPSILON : DBL_EPSILON) * smax)) {
+    if (st != CUSOLVER_STATUS_SUCCESS || !(err <= (rs == 4 ? FLT_EPSILON : DBL_EPSILON) * smax)) {
         GS_CUDA(c, cudaMemcpy2DAsync, (d[0], (size_t)ld[0] * es, a0, (size_t)m * es, (size_t)m * es, (size_t)n,
                                        cudaMemcpyDeviceToDevice, gs_cuda.stream));
         return GS_OK;

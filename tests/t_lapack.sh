@@ -71,7 +71,7 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
         test "$(count $W/np.log -- routine=dgetrs where=gpu cache_hits=1)" = 3
     check "numpy/scipy: nothing on stderr, no stand-in violation" sh -c "[ ! -s $W/np.err ] && [ $(standin violations) = 0 ]"
     $PYV tests/py/lapack_numpy.py $W/small.ref.npz 200
-    for f in cusolverDnXgetrf:1 cusolverDnXsyevd:1 cusolverDnXgesvdp:2 cusolverDnXgesvd:1 cudaMemcpy2DAsync:40 cudaStreamSynchronize:9; do
+    for f in cusolverDnXgetrf:1 cusolverDnXsyevd:1 cusolverDnXgesvd:1 cudaMemcpy2DAsync:40 cudaStreamSynchronize:9; do
         rm -f $W/f.log
         shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=$f $PYV tests/py/lapack_numpy.py $W/f.npz \
             200 >/dev/null 2>&1
@@ -79,6 +79,12 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
             sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
                 [ $(count $W/f.log -- where=cpu 'why=gpu error: *') -ge 1 ]"
     done
+    rm -f $W/f.log
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnXgesvdp $PYV tests/py/lapack_numpy.py \
+        $W/f.npz 200 >/dev/null 2>&1
+    check "gesvdp refusing every call: results equal, gesvd computes them on the GPU" \
+        sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
+            [ $(count $W/f.log -- 'why=gpu error: *') = 0 ] && [ $(count $W/f.log -- where=gpu 'routine=*gesdd') -ge 8 ]"
     rm -f $W/f.log
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
         $W/f.npz 200 2>$W/f.err
