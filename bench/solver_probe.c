@@ -3,7 +3,7 @@
  * Decides which SVD the shim uses and what is left of a LAPACK call's time for the copies.
  * build: cc -O2 -I/usr/local/cuda/include bench/solver_probe.c -L/usr/local/cuda/lib64 -lcusolver -lcublas -lcudart
  * usage: solver_probe [N_SVD [N_LU [NRHS]]]   (defaults 4096 8192 64)
- *        solver_probe grid                   (which small shapes gesvdp refuses) */
+ *        solver_probe grid                   (which small shapes and special matrices gesvdp refuses) */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -240,12 +240,46 @@ static void svdp_grid(void)
     printf("gesvdp grid: %d of %d combinations failed\n", bad, tried);
 }
 
+/* gesvdp on the special matrices of LAPACK's SVD tests (n = 40, float64, every vector): zero, identity,
+ * diagonal with half its entries zero, rank one; its status, h_err_sigma, and whether the device still works. */
+static void svdp_special(void)
+{
+    int n = 40;
+    size_t nn = (size_t)n * n, dw, hw;
+    double *a = dev(nn), *u = dev(nn), *v = dev(nn), *s = dev(n), *h = calloc(nn, sizeof *h);
+    int *info = (int *)dev(1), hinfo = -1;
+    const char *names[] = {"zero", "identity", "half-zero diagonal", "rank one"};
+    for (int kind = 0; kind < 4; kind++) {
+        for (size_t i = 0; i < nn; i++)
+            h[i] = kind == 3 ? (double)(i % n + 1) * (double)(i / n + 1) : 0;
+        for (int i = 0; kind == 1 || kind == 2 ? i < n : 0; i++)
+            h[(size_t)i * n + i] = kind == 1 || i % 2 ? 1 : 0;
+        CK(cudaMemcpy(a, h, nn * sizeof *h, cudaMemcpyHostToDevice));
+        double err = -1;
+        int st = cusolverDnXgesvdp_bufferSize(sol, par, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, CUDA_R_64F, a, n,
+                                              CUDA_R_64F, s, CUDA_R_64F, u, n, CUDA_R_64F, v, n, CUDA_R_64F, &dw, &hw);
+        void *dbuf = dev(dw / 8 + 1), *hbuf = malloc(hw + 1);
+        if (!st)
+            st = cusolverDnXgesvdp(sol, par, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, CUDA_R_64F, a, n, CUDA_R_64F, s,
+                                   CUDA_R_64F, u, n, CUDA_R_64F, v, n, CUDA_R_64F, dbuf, dw, hbuf, hw, info, &err);
+        int sync = cudaDeviceSynchronize();
+        cudaMemcpy(&hinfo, info, sizeof hinfo, cudaMemcpyDeviceToHost);
+        int after = cudaMemset(a, 0, nn * sizeof *h);
+        after = after ? after : cudaDeviceSynchronize();
+        printf("gesvdp on the %s matrix: status %d, sync %d, info %d, h_err_sigma %.3g; device after it: %d\n",
+               names[kind], st, sync, hinfo, err, after);
+        cudaFree(dbuf);
+        free(hbuf);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "grid")) {
         CK(cusolverDnCreate(&sol));
         CK(cusolverDnCreateParams(&par));
         svdp_grid();
+        svdp_special();
         return 0;
     }
     int nsvd = argc > 1 ? atoi(argv[1]) : 4096, nlu = argc > 2 ? atoi(argv[2]) : 8192,

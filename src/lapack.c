@@ -269,7 +269,8 @@ bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec)
 /* True when LAPACK's SVD would scale the m x n matrix A before computing (its largest element, by
  * components, below sqrt(safe minimum) / precision or above the inverse, with a margin of 2 for complex
  * moduli), or when A holds a NaN, which gesdd reports as INFO = -4: cuSOLVER does neither, and on the H200
- * LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4). */
+ * LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4).  Also when A is zero,
+ * which LAPACK answers at once and cuSOLVER's gesvdp fails on. */
 static bool gs_svd_needs_cpu(const gs_lapack_t *p)
 {
     bool single = p->prec == GS_P_S || p->prec == GS_P_C;
@@ -284,7 +285,7 @@ static bool gs_svd_needs_cpu(const gs_lapack_t *p)
             max = v > max ? v : max;
         }
     }
-    return max > 0 && (max < 2 * small || max > big / 2);
+    return max < 2 * small || max > big / 2;
 }
 
 /* What the GPU path cannot do exactly, although the arguments are valid: a reason, or NULL. */
@@ -313,7 +314,7 @@ static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
         if (p->job1 == 'O' || p->job2 == 'O')
             return "job 'O' (vectors over A)";
         if (gs_svd_needs_cpu(p))
-            return "A near underflow or overflow, or with a NaN: LAPACK scales it";
+            return "A zero, near underflow or overflow, or with a NaN: LAPACK treats it apart";
         return NULL;
     default:
         return NULL;
