@@ -139,20 +139,21 @@ typedef struct {
     bool svdp;    /* the SVD by gesvdp (gs_svdp_econ) */
 } gs_dmem_t;
 
-/* How gesvdp serves an SVD: its econ argument (0: every vector, 1: min(m, n) of them, or none), or -1 when the
- * jobs for U and VT differ and only gesvd serves it.  gesvdp (polar decomposition and syevd) is several times
- * faster than gesvd (QR iteration): 279 against 1752 ms at n = 4096 on the H200. */
+/* How gesvdp serves an SVD: its econ argument (0: every vector, 1: min(m, n) of them), or -1 when gesvd
+ * serves it: the jobs for U and VT differ, or no vectors are wanted (on the H200 gesvdp without vectors made
+ * an illegal memory access in LAPACK's tests and in tests/py/lapack_numpy.py).  gesvdp (polar decomposition
+ * and syevd) is several times faster than gesvd (QR iteration): 279 against 1752 ms at n = 4096 on the H200. */
 static int gs_svdp_econ(const gs_lapack_t *p)
 {
     char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
-    return ju != jv ? -1 : ju != 'A';
+    return ju != jv || ju == 'N' ? -1 : ju != 'A';
 }
 
 /* Device elements gesvdp needs besides its workspace: V (transposed into VT afterwards) and a copy of A, from
  * which gesvd starts again when gesvdp had to perturb A. */
 static size_t gs_svdp_extra(const gs_lapack_t *p)
 {
-    int64_t mn = p->m < p->n ? p->m : p->n, nv = p->job1 == 'N' ? 0 : p->job1 == 'A' ? p->n : mn;
+    int64_t mn = p->m < p->n ? p->m : p->n, nv = p->job1 == 'A' ? p->n : mn;
     return (size_t)(p->n * nv + p->m * p->n);
 }
 
@@ -227,8 +228,8 @@ static int gs_sol_work(gs_call_t *c, const gs_lapack_t *p, int64_t ld0, int64_t 
         /* gesvd's workspace too: it takes over when gesvdp perturbs A.  A size gesvdp refuses leaves gesvd. */
         size_t pdev, phost;
         int econ = gs_svdp_econ(p);
-        if (econ >= 0 && gs_sol.cusolverDnXgesvdp_bufferSize(h, q, gs_eig(ju == 'N' ? 'N' : 'V'), econ, m, n, t, NULL,
-                                                              ld0, r, NULL, t, NULL, m > 0 ? m : 1, t, NULL,
+        if (econ >= 0 && gs_sol.cusolverDnXgesvdp_bufferSize(h, q, CUSOLVER_EIG_MODE_VECTOR, econ, m, n, t, NULL, ld0,
+                                                              r, NULL, t, NULL, m > 0 ? m : 1, t, NULL,
                                                               n > 0 ? n : 1, t, &pdev, &phost) == 0) {
             *svdp = true;
             *dev = *dev > pdev ? *dev : pdev;
@@ -284,17 +285,15 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
     cudaDataType t = gs_dtype[p->prec], r = gs_rtype[p->prec];
     int64_t m = p->m, n = p->n, mn = m < n ? m : n, nv = p->job1 == 'A' ? n : mn;
     size_t es = gs_prec_size(p->prec), rs = gs_prec_complex(p->prec) ? es / 2 : es;
-    bool vec = p->job1 != 'N';
-    char *v = x->copy, *a0 = x->copy + (vec ? (size_t)(n * nv) * es : 0);
+    char *v = x->copy, *a0 = x->copy + (size_t)(n * nv) * es;
     double err = 0, smax = 0;
     GS_CUDA(c, cudaMemcpy2DAsync, (a0, (size_t)m * es, d[0], (size_t)ld[0] * es, (size_t)m * es, (size_t)n,
                                    cudaMemcpyDeviceToDevice, gs_cuda.stream));
     /* A status other than success (cuSOLVER 13 refuses some small shapes) leaves the SVD to gesvd too. */
-    cusolverStatus_t st = gs_sol.cusolverDnXgesvdp(gs_sol.handle, gs_sol.params, gs_eig(vec ? 'V' : 'N'),
-                                                   gs_svdp_econ(p), m, n, t, d[0], ld[0], r, x->vec, t,
-                                                   vec ? d[1] : NULL, vec ? ld[1] : m > 0 ? m : 1, t, vec ? v : NULL,
-                                                   n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes, x->info,
-                                                   &err);
+    cusolverStatus_t st = gs_sol.cusolverDnXgesvdp(gs_sol.handle, gs_sol.params, CUSOLVER_EIG_MODE_VECTOR,
+                                                   gs_svdp_econ(p), m, n, t, d[0], ld[0], r, x->vec, t, d[1], ld[1],
+                                                   t, v, n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes,
+                                                   x->info, &err);
     if (st == CUSOLVER_STATUS_SUCCESS && mn > 0) {
         float f;
         GS_CUDA(c, cudaMemcpy2DAsync, (rs == 4 ? (void *)&f : (void *)&smax, rs, x->vec, rs, rs, 1,
@@ -309,7 +308,7 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
         return GS_OK;
     }
     *done = 1;
-    if (!vec || mn == 0)
+    if (mn == 0)
         return GS_OK;
     _Alignas(16) double one[2] = {1, 0}, zero[2] = {0, 0};
     if (rs == 4) {
