@@ -270,7 +270,7 @@ bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec)
  * components, below sqrt(safe minimum) / precision or above the inverse, with a margin of 2 for complex
  * moduli), or when A holds a NaN, which gesdd reports as INFO = -4: cuSOLVER does neither, and on the H200
  * LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4).  Also when A is zero,
- * which LAPACK answers at once and cuSOLVER's gesvdp fails on. */
+ * which LAPACK answers at once. */
 static bool gs_svd_needs_cpu(const gs_lapack_t *p)
 {
     bool single = p->prec == GS_P_S || p->prec == GS_P_C;
