@@ -18,7 +18,8 @@ typedef int gs_blas_fn(gs_call_t *c, const gs_blas_t *p);
 typedef int gs_lapack_fn(gs_call_t *c, const gs_lapack_t *p);
 
 typedef struct {
-    /* Brings the device up.  0, or negative with a reason for the user in why. */
+    /* Brings the device up.  0, with the device named in why ("NAME, device N, M MiB"), or negative with a
+     * reason for the user in why. */
     int (*up)(char *why, size_t n);
     /* After a failed call: 0 when the device still works (the failure was local to that call). */
     int (*healthy)(void);

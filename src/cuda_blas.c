@@ -2,6 +2,7 @@
  * (cuda_gemm.c); the other routines have their operands on the device in whole, copied through the transfer
  * engine (xfer.c) unless the residency cache holds them (cache.c), compute, and copy the output back only
  * after the computation has completed without error. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,13 +50,35 @@ static int gs_cuda_start(gs_call_t *c)
     return GS_OK;
 }
 
+/* "NAME, device N, M MiB": the name from the driver's cuDeviceGetName (the runtime loaded libcuda), which a
+ * stand-in without a driver lacks. */
+static void gs_cuda_describe(char *out, size_t n)
+{
+    char name[128] = "CUDA device";
+    int dev = 0;
+    size_t free = 0, total = 0;
+    void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    int (*get_name)(char *, int, int) = NULL;
+    if (drv)
+        *(void **)&get_name = dlsym(drv, "cuDeviceGetName");
+    gs_cuda.cudaGetDevice(&dev);
+    if (get_name && get_name(name, (int)sizeof name, dev) != 0)
+        snprintf(name, sizeof name, "CUDA device");
+    if (drv)
+        dlclose(drv);
+    gs_cuda.cudaMemGetInfo(&free, &total);
+    snprintf(out, n, "%s, device %d, %zu MiB", name, dev, total >> 20);
+}
+
 static int gs_cuda_up(char *why, size_t n)
 {
     if (gs_cuda_load(why, n) != GS_OK)
         return GS_ENODEV;
     gs_call_t c = {.why = ""};
-    if (gs_cuda_start(&c) == GS_OK)
+    if (gs_cuda_start(&c) == GS_OK) {
+        gs_cuda_describe(why, n);
         return GS_OK;
+    }
     snprintf(why, n, "%s", c.why);
     return GS_ENODEV;
 }

@@ -11,6 +11,7 @@ static void gs_gpu_disable(const char *what, const char *detail)
 {
     snprintf(gs.gpu_why, sizeof gs.gpu_why, "%s (%s)", what, detail);
     atomic_store_explicit(&gs.gpu_state, GS_GPU_FAILED, memory_order_release);
+    gs_log_event("gpu_off", gs.gpu_why);
     if (!gs.opt.quiet)
         gs_msg("%s; running everything on the CPU", gs.gpu_why);
 }
@@ -24,9 +25,10 @@ int gs_gpu_acquire(gs_call_t *c)
     pthread_mutex_lock(&gs.gpu_lock);
     if (atomic_load_explicit(&gs.gpu_state, memory_order_relaxed) == GS_GPU_UNTRIED) {
         char why[sizeof gs.gpu_why - 32] = "";
-        if (gs_backend->up(why, sizeof why) == GS_OK)
+        if (gs_backend->up(why, sizeof why) == GS_OK) {
             atomic_store_explicit(&gs.gpu_state, GS_GPU_UP, memory_order_release);
-        else
+            gs_log_event("gpu", why);
+        } else
             gs_gpu_disable("no usable GPU", why);
     }
     if (atomic_load_explicit(&gs.gpu_state, memory_order_relaxed) != GS_GPU_UP) {

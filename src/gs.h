@@ -107,7 +107,10 @@ typedef struct {
     double registered;       /* GPUSHIM_REGISTERED: most bytes of user memory kept registered with CUDA */
     bool cache;              /* GPUSHIM_CACHE: keep device copies of operands between calls */
     double cache_max;        /* GPUSHIM_CACHE_MAX: most device bytes the cache holds, or < 0: half the device */
+    int sites;               /* GPUSHIM_SITES: gs_sites_t, the call sites the log records */
 } gs_options_t;
+
+typedef enum { GS_SITES_PYTHON, GS_SITES_NATIVE, GS_SITES_OFF } gs_sites_t;
 
 /* Reads the environment into o; reports each invalid value once on stderr and keeps the default. */
 GS_HIDDEN void gs_options_read(gs_options_t *o);
@@ -264,10 +267,16 @@ GS_HIDDEN void gs_counters_reset(void);
 
 /* ---- log and summary (log.c) -------------------------------------------------------------------------- */
 
-/* Opens the log named by GPUSHIM_LOG (%p becomes the pid) and writes its header record. */
+/* The log's format version (the header's "gpushim_log"): raised when a field changes meaning or goes away;
+ * new fields and records leave it as it is (readers ignore what they do not know).  gpushim(7) has the format. */
+#define GS_LOG_FORMAT 2
+/* Opens the log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) and writes its header record. */
 GS_HIDDEN void gs_log_open(void);
 /* Appends the record of a finished call with one write(2): lines from many threads never interleave. */
 GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
+/* Appends an event record: {"t":...,"event":"<event>","what":"<what>"} ("gpu": the device came up, named in
+ * what; "gpu_off": the GPU is not used from now on, for the reason in what). */
+GS_HIDDEN void gs_log_event(const char *event, const char *what);
 /* Appends the exit record: calls and bytes of the whole run (the counters of timed calls). */
 GS_HIDDEN void gs_log_exit(void);
 /* Prints the per-routine table on stderr (GPUSHIM_SUMMARY=1). */

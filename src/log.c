@@ -4,6 +4,7 @@
  * call, and every complete line survives a crash.  Also the exit summary (GPUSHIM_SUMMARY). */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,11 @@
 #include <unistd.h>
 
 #include "gs.h"
+#include "site.h"
 
 static const char *const gs_where_names[] = {"cpu", "gpu"};
 static const char *const gs_offload_names[] = {"auto", "always", "never"};
+static const char *const gs_sites_names[] = {"python", "native", "off"};
 
 size_t gs_json_escape(char *out, size_t n, const char *s)
 {
@@ -101,6 +104,62 @@ static void gs_log_write(const char *buf, size_t len)
         gs_msg("GPUSHIM_LOG: write failed: %s; later records may be missing", strerror(errno));
 }
 
+/* A number for JSON: null for infinity (min_flops=inf: never offloaded). */
+static int gs_json_number(char *out, size_t n, double v)
+{
+    return isinf(v) ? snprintf(out, n, "null") : snprintf(out, n, "%.6g", v);
+}
+
+/* The header record: format and library versions, the process, and the policy in effect (the options that
+ * decide, and every routine's rule as [min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us]).  The GPU
+ * is named by the "gpu" event when it comes up, at the first call that wants it. */
+static void gs_log_header(void)
+{
+    static char buf[1 << 15]; /* once per process, under gs_init's once */
+    char host[256] = "unknown", ehost[300], erank[80], ejob[80], epolicy[1100], mf[32];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = 0;
+    gs_json_escape(ehost, sizeof ehost, host);
+    gs_json_escape(erank, sizeof erank, gs_log_rank() ? gs_log_rank() : "");
+    gs_json_escape(ejob, sizeof ejob, gs_log_job() ? gs_log_job() : "");
+    gs_json_escape(epolicy, sizeof epolicy, gs.opt.policy ? gs.opt.policy : "");
+    if (gs.opt.min_flops >= 0)
+        gs_json_number(mf, sizeof mf, gs.opt.min_flops);
+    else
+        snprintf(mf, sizeof mf, "null");
+    int len = snprintf(buf, sizeof buf,
+                       "{\"gpushim_log\":%d,\"version\":\"%s\",\"pid\":%d,\"ppid\":%d,\"host\":\"%s\",\"rank\":\"%s\","
+                       "\"job\":\"%s\",\"time\":%lld,\"offload\":\"%s\",\"sites\":\"%s\",\"policy_file\":\"%s\","
+                       "\"min_flops\":%s,\"rules\":{",
+                       GS_LOG_FORMAT, GS_VERSION, (int)getpid(), (int)getppid(), ehost, erank, ejob,
+                       (long long)time(NULL), gs_offload_names[gs.opt.offload], gs_sites_names[gs.opt.sites], epolicy,
+                       mf);
+    for (int r = 0; r < GS_NROUTINES && len < (int)sizeof buf - 256; r++) {
+        const gs_rule_t *k = &gs_rules[r];
+        char v[5][32];
+        gs_json_number(v[0], sizeof v[0], k->min_flops);
+        gs_json_number(v[1], sizeof v[1], k->cpu_gflops);
+        gs_json_number(v[2], sizeof v[2], k->gpu_gflops);
+        gs_json_number(v[3], sizeof v[3], k->link_gbps);
+        gs_json_number(v[4], sizeof v[4], k->latency_us);
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s\"%s\":[%s,%s,%s,%s,%s]", r ? "," : "",
+                        gs_routines[r].name, v[0], v[1], v[2], v[3], v[4]);
+    }
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "}}\n");
+    gs_log_write(buf, (size_t)len);
+}
+
+void gs_log_event(const char *event, const char *what)
+{
+    if (gs.log_fd < 0)
+        return;
+    char ewhat[600], buf[800];
+    gs_json_escape(ewhat, sizeof ewhat, what);
+    int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"event\":\"%s\",\"what\":\"%s\"}\n",
+                       (double)(gs_now_ns() - gs.t_start) * 1e-9, event, ewhat);
+    gs_log_write(buf, (size_t)len);
+}
+
 void gs_log_open(void)
 {
     if (!gs.opt.log)
@@ -116,18 +175,7 @@ void gs_log_open(void)
         return;
     }
     gs.log_fd = fd;
-    char buf[1024], host[256] = "unknown", ehost[300], erank[80], ejob[80];
-    gethostname(host, sizeof host);
-    host[sizeof host - 1] = 0;
-    gs_json_escape(ehost, sizeof ehost, host);
-    gs_json_escape(erank, sizeof erank, gs_log_rank() ? gs_log_rank() : "");
-    gs_json_escape(ejob, sizeof ejob, gs_log_job() ? gs_log_job() : "");
-    int len = snprintf(buf, sizeof buf,
-                       "{\"gpushim_log\":1,\"version\":\"%s\",\"pid\":%d,\"ppid\":%d,\"offload\":\"%s\","
-                       "\"time\":%lld,\"host\":\"%s\",\"rank\":\"%s\",\"job\":\"%s\"}\n",
-                       GS_VERSION, (int)getpid(), (int)getppid(), gs_offload_names[gs.opt.offload],
-                       (long long)time(NULL), ehost, erank, ejob);
-    gs_log_write(buf, (size_t)len);
+    gs_log_header();
 }
 
 /* In a forked child whose log name has %p: the first record opens the child's own file. */
@@ -151,10 +199,18 @@ void gs_log_call(const gs_call_t *c, double seconds)
     if (gs.log_fd < 0)
         return;
     const gs_routine_info_t *r = &gs_routines[c->routine];
-    /* Every field is bounded (the reason by its escaped copy of 256 bytes, names by the table, numbers by
-     * their formats): a record takes under 800 bytes, so the appends below cannot overrun buf. */
-    char why[256], buf[1024];
+    /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites by theirs, names by the
+     * table, numbers by their formats): a record takes under 1600 bytes, so the appends below cannot overrun
+     * buf. */
+    char why[256], buf[2048], site[300] = "", native[200] = "", esite[320], enative[220];
     gs_json_escape(why, sizeof why, c->why);
+    if (gs.opt.sites != GS_SITES_OFF) {
+        gs_site_native(native, sizeof native);
+        if (gs.opt.sites != GS_SITES_PYTHON || !gs_site_python(site, sizeof site))
+            snprintf(site, sizeof site, "%s", native);
+    }
+    gs_json_escape(esite, sizeof esite, site);
+    gs_json_escape(enative, sizeof enative, native);
     int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"routine\":\"%s\",\"symbol\":\"%s\",\"dtype\":\"%s\"",
                        (double)(c->t0 - gs.t_start) * 1e-9, r->name, gs_entries[c->entry].symbol,
                        gs_dtype_names[r->prec]);
@@ -164,10 +220,13 @@ void gs_log_call(const gs_call_t *c, double seconds)
     len += snprintf(buf + len, sizeof buf - (size_t)len,
                     ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"
                     "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"cache_hits\":%u,\"bytes_saved\":%llu,\"track_us\":%.1f,"
-                    "\"tid\":%d}\n",
+                    "\"tid\":%d",
                     c->opts, c->flops, gs_where_names[c->where], why, seconds,
                     (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (unsigned)c->cache_hits,
                     (unsigned long long)c->bytes_saved, (double)c->track_ns * 1e-3, (int)gettid());
+    if (gs.opt.sites != GS_SITES_OFF)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"site\":\"%s\",\"native\":\"%s\"", esite, enative);
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");
     gs_log_write(buf, (size_t)len);
 }
 

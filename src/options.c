@@ -37,6 +37,7 @@ static const gs_option_desc_t gs_option_table[] = {
     {"GPUSHIM_REGISTERED", GS_OPT_NUMBER, GS_OFF(registered), NULL, NULL},
     {"GPUSHIM_CACHE", GS_OPT_BOOL, GS_OFF(cache), NULL, NULL},
     {"GPUSHIM_CACHE_MAX", GS_OPT_NUMBER, GS_OFF(cache_max), NULL, NULL},
+    {"GPUSHIM_SITES", GS_OPT_CHOICE, GS_OFF(sites), "python|native|off", "python, native or off"},
 };
 #define GS_NOPTIONS (sizeof gs_option_table / sizeof gs_option_table[0])
 

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 demo_pkgs="build-essential python3 python3-venv"
 test_pkgs="$demo_pkgs pkg-config check libopenblas-dev libblas3 liblapack3 libfftw3-dev libunwind-dev \
-python3-numpy python3-scipy man-db groff-base liblapack-test"
+python3-numpy python3-scipy man-db groff-base liblapack-test chromium"
 case $mode in
 demo) pkgs=$demo_pkgs ;;
 test) pkgs=$test_pkgs ;;

@@ -1,0 +1,322 @@
+/* Call sites for the log: where the program made a call.  The native site is the first frame, walking out
+ * from the call, whose object is neither gpushim nor a BLAS, LAPACK or FFTW library: "module:function".  The
+ * stack comes from libunwind (opened with dlopen; glibc's backtrace when it is missing), objects and names from
+ * the dynamic loader, both cached by address so that a site seen before costs a walk and a few look-ups.  In a
+ * CPython process the Python site is the innermost frame outside installed packages ("fit.py:42 in train"),
+ * read through CPython's C API with the GIL held for the moment it takes (NumPy releases the GIL around BLAS
+ * and LAPACK calls).  Threads Python does not know have no Python site.  Nothing here is called with a lock
+ * of gpushim held, and nothing is allocated per call. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "site.h"
+
+#define GS_SITE_FRAMES 48
+
+/* ---- native frames ------------------------------------------------------------------------------------ */
+
+static struct {
+    pthread_once_t once;
+    int (*backtrace)(void **, int);
+    int (*getcontext)(unw_context_t *);
+    int (*init_local)(unw_cursor_t *, unw_context_t *);
+    int (*step)(unw_cursor_t *);
+    int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+    int (*get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
+} gs_unw = {.once = PTHREAD_ONCE_INIT};
+
+static void gs_unw_open(void)
+{
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return;
+    /* libunwind.h maps the unw_ names of local unwinding to these symbols */
+    *(void **)&gs_unw.getcontext = dlsym(h, "_Ux86_64_getcontext");
+    *(void **)&gs_unw.init_local = dlsym(h, "_ULx86_64_init_local");
+    *(void **)&gs_unw.step = dlsym(h, "_ULx86_64_step");
+    *(void **)&gs_unw.get_reg = dlsym(h, "_ULx86_64_get_reg");
+    *(void **)&gs_unw.get_proc_name = dlsym(h, "_ULx86_64_get_proc_name");
+    *(void **)&gs_unw.backtrace = dlsym(h, "unw_backtrace");
+    if (!gs_unw.getcontext || !gs_unw.init_local || !gs_unw.step || !gs_unw.get_reg || !gs_unw.get_proc_name ||
+        !gs_unw.backtrace)
+        gs_unw.backtrace = NULL;
+}
+
+/* Loaded objects' address ranges, and whether calls from them are the libraries' own. */
+typedef struct {
+    uintptr_t lo, hi;
+    bool library;     /* gpushim, or a BLAS, LAPACK or FFTW library: walk on */
+    char name[96];    /* base name */
+} gs_module_t;
+
+static struct {
+    pthread_mutex_t lock;
+    gs_module_t mod[512];
+    int n;
+    /* address of a call site -> index + 1 into names; open addressing, never removed */
+    uintptr_t ip[4096];
+    uint16_t idx[4096];
+    char names[2048][160];
+    int nnames;
+} gs_sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+bool gs_site_library_name(const char *base)
+{
+    static const char *const parts[] = {"gpushim", "blas", "lapack", "fftw", "libmkl_", "libgfortran"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (strstr(base, parts[i]))
+            return true;
+    return false;
+}
+
+static int gs_module_add(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size, (void)arg;
+    if (gs_sites.n == (int)(sizeof gs_sites.mod / sizeof gs_sites.mod[0]))
+        return 1;
+    const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : program_invocation_name;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || gs_sites.n == (int)(sizeof gs_sites.mod / sizeof gs_sites.mod[0]))
+            continue;
+        gs_module_t *m = &gs_sites.mod[gs_sites.n++];
+        m->lo = info->dlpi_addr + ph->p_vaddr;
+        m->hi = m->lo + ph->p_memsz;
+        m->library = gs_site_library_name(base);
+        snprintf(m->name, sizeof m->name, "%s", base);
+    }
+    return 0;
+}
+
+/* The module holding ip, or NULL; under the lock.  A miss reads the loaded objects again (one was opened). */
+static const gs_module_t *gs_module_of(uintptr_t ip)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < gs_sites.n; i++)
+            if (ip >= gs_sites.mod[i].lo && ip < gs_sites.mod[i].hi)
+                return &gs_sites.mod[i];
+        if (pass == 0) {
+            gs_sites.n = 0;
+            dl_iterate_phdr(gs_module_add, NULL);
+        }
+    }
+    return NULL;
+}
+
+/* A C++ name as written, without its parameters ("solve<double>"), through the C++ runtime's demangler when
+ * the process has one. */
+static void gs_demangle(char *fn, size_t n)
+{
+    static char *(*demangle)(const char *, char *, size_t *, int *);
+    if (strncmp(fn, "_Z", 2) != 0)
+        return;
+    if (!demangle)
+        *(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    int st = -1;
+    char *d = demangle ? demangle(fn, NULL, NULL, &st) : NULL;
+    if (d && st == 0) {
+        char *paren = strchr(d, '(');
+        if (paren)
+            *paren = 0;
+        snprintf(fn, n, "%s", d);
+    }
+    free(d);
+}
+
+/* The name of the function holding the return address ip (frame depth of the walk), "module:function";
+ * under the lock, cached. */
+static const char *gs_site_name(uintptr_t ip, const gs_module_t *m, int depth)
+{
+    size_t h = (ip >> 4) * 0x9e3779b97f4a7c15ull >> 52, cap = sizeof gs_sites.ip / sizeof gs_sites.ip[0];
+    for (size_t k = 0; k < cap; k++, h = (h + 1) % cap) {
+        if (gs_sites.ip[h] == ip)
+            return gs_sites.names[gs_sites.idx[h] - 1];
+        if (gs_sites.ip[h] == 0)
+            break;
+    }
+    char fn[128] = "";
+    Dl_info dl;
+    if (gs_unw.backtrace) { /* libunwind reads the symbol table, static functions included */
+        unw_context_t ctx;
+        unw_cursor_t cur;
+        unw_word_t off, reg;
+        if (gs_unw.getcontext(&ctx) == 0 && gs_unw.init_local(&cur, &ctx) == 0)
+            for (int i = 0; i < depth + 4 && gs_unw.step(&cur) > 0; i++)
+                if (gs_unw.get_reg(&cur, UNW_REG_IP, &reg) == 0 && reg == ip) {
+                    if (gs_unw.get_proc_name(&cur, fn, sizeof fn, &off) != 0)
+                        fn[0] = 0;
+                    break;
+                }
+    }
+    if (!fn[0] && dladdr((void *)ip, &dl) && dl.dli_sname)
+        snprintf(fn, sizeof fn, "%s", dl.dli_sname);
+    gs_demangle(fn, sizeof fn);
+    if (gs_sites.nnames == (int)(sizeof gs_sites.names / sizeof gs_sites.names[0]))
+        return "?";
+    char *name = gs_sites.names[gs_sites.nnames++];
+    snprintf(name, sizeof gs_sites.names[0], "%s:%s", m ? m->name : "?", fn[0] ? fn : "?");
+    if (gs_sites.ip[h] == 0) {
+        gs_sites.ip[h] = ip;
+        gs_sites.idx[h] = (uint16_t)gs_sites.nnames;
+    }
+    return name;
+}
+
+void gs_site_native(char *out, size_t n)
+{
+    pthread_once(&gs_unw.once, gs_unw_open);
+    void *ips[GS_SITE_FRAMES];
+    int k = gs_unw.backtrace ? gs_unw.backtrace(ips, GS_SITE_FRAMES) : backtrace(ips, GS_SITE_FRAMES);
+    pthread_mutex_lock(&gs_sites.lock);
+    const char *site = "?";
+    for (int i = 0; i < k; i++) {
+        /* a return address: the call instruction is just before it */
+        uintptr_t ip = (uintptr_t)ips[i];
+        const gs_module_t *m = gs_module_of(ip - 1);
+        if (m && m->library)
+            continue;
+        site = gs_site_name(ip, m, i);
+        break;
+    }
+    snprintf(out, n, "%s", site);
+    pthread_mutex_unlock(&gs_sites.lock);
+}
+
+/* ---- Python frames ------------------------------------------------------------------------------------ */
+
+typedef struct _object pyobj;
+static struct {
+    pthread_once_t once;
+    bool ok;
+    int (*is_initialized)(void);
+    int (*is_finalizing)(void);
+    void *(*this_thread_state)(void);
+    int (*gil_ensure)(void);
+    void (*gil_release)(int);
+    pyobj *(*get_frame)(void);
+    pyobj *(*frame_back)(pyobj *);
+    pyobj *(*frame_code)(pyobj *);
+    int (*frame_line)(pyobj *);
+    pyobj *(*getattr)(pyobj *, const char *);
+    const char *(*utf8)(pyobj *);
+    void (*incref)(pyobj *);
+    void (*decref)(pyobj *);
+    void (*err_clear)(void);
+    /* code objects seen, held (so that their addresses are not reused while here): file base name, function,
+     * whether the file is an installed package's; written with the GIL held */
+    struct {
+        pyobj *code;
+        bool library;
+        char file[128], func[96];
+    } code[256];
+} gs_py = {.once = PTHREAD_ONCE_INIT};
+
+static void gs_py_open(void)
+{
+    struct {
+        void *slot;
+        const char *name;
+    } syms[] = {
+        {&gs_py.is_initialized, "Py_IsInitialized"},
+        {&gs_py.this_thread_state, "PyGILState_GetThisThreadState"},
+        {&gs_py.gil_ensure, "PyGILState_Ensure"},
+        {&gs_py.gil_release, "PyGILState_Release"},
+        {&gs_py.get_frame, "PyEval_GetFrame"},
+        {&gs_py.frame_back, "PyFrame_GetBack"},
+        {&gs_py.frame_code, "PyFrame_GetCode"},
+        {&gs_py.frame_line, "PyFrame_GetLineNumber"},
+        {&gs_py.getattr, "PyObject_GetAttrString"},
+        {&gs_py.utf8, "PyUnicode_AsUTF8"},
+        {&gs_py.incref, "Py_IncRef"},
+        {&gs_py.decref, "Py_DecRef"},
+        {&gs_py.err_clear, "PyErr_Clear"},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (!(*(void **)syms[i].slot = dlsym(RTLD_DEFAULT, syms[i].name)))
+            return;
+    /* public from 3.13, private before */
+    if (!(*(void **)&gs_py.is_finalizing = dlsym(RTLD_DEFAULT, "Py_IsFinalizing")) &&
+        !(*(void **)&gs_py.is_finalizing = dlsym(RTLD_DEFAULT, "_Py_IsFinalizing")))
+        return;
+    gs_py.ok = true;
+}
+
+/* A string attribute of a code object, copied into out (empty when missing). */
+static void gs_py_attr(pyobj *code, const char *attr, char *out, size_t n)
+{
+    out[0] = 0;
+    pyobj *s = gs_py.getattr(code, attr);
+    if (!s) {
+        gs_py.err_clear();
+        return;
+    }
+    const char *u = gs_py.utf8(s);
+    if (u)
+        snprintf(out, n, "%s", u);
+    else
+        gs_py.err_clear();
+    gs_py.decref(s);
+}
+
+/* The cache entry of a code object (a new one replaces what was in its slot); with the GIL held. */
+static int gs_py_code(pyobj *code)
+{
+    int i = (int)(((uintptr_t)code >> 4) % (sizeof gs_py.code / sizeof gs_py.code[0]));
+    if (gs_py.code[i].code == code)
+        return i;
+    if (gs_py.code[i].code)
+        gs_py.decref(gs_py.code[i].code);
+    gs_py.incref(code);
+    gs_py.code[i].code = code;
+    char file[512];
+    gs_py_attr(code, "co_filename", file, sizeof file);
+    gs_py_attr(code, "co_name", gs_py.code[i].func, sizeof gs_py.code[i].func);
+    /* code of installed packages and the interpreter's own modules: walk on to the program's code */
+    gs_py.code[i].library = strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
+                            strncmp(file, "<frozen", 7) == 0;
+    snprintf(gs_py.code[i].file, sizeof gs_py.code[i].file, "%.127s",
+             strrchr(file, '/') ? strrchr(file, '/') + 1 : file);
+    return i;
+}
+
+bool gs_site_python(char *out, size_t n)
+{
+    out[0] = 0;
+    pthread_once(&gs_py.once, gs_py_open);
+    if (!gs_py.ok || !gs_py.is_initialized() || gs_py.is_finalizing() || !gs_py.this_thread_state())
+        return false;
+    int gil = gs_py.gil_ensure();
+    pyobj *cur = gs_py.get_frame(); /* borrowed; the frames before it are new references */
+    bool found = false, own = false;
+    for (int depth = 0; cur && depth < 64 && !found; depth++) {
+        pyobj *code = gs_py.frame_code(cur);
+        if (code) {
+            int i = gs_py_code(code);
+            gs_py.decref(code);
+            /* the innermost frame too, for when every frame is in packages (a package's own tests) */
+            if (!gs_py.code[i].library || depth == 0) {
+                snprintf(out, n, "%s:%d in %s", gs_py.code[i].file, gs_py.frame_line(cur), gs_py.code[i].func);
+                found = !gs_py.code[i].library;
+            }
+        }
+        pyobj *back = gs_py.frame_back(cur);
+        if (own)
+            gs_py.decref(cur);
+        cur = back, own = true;
+    }
+    if (own && cur)
+        gs_py.decref(cur);
+    bool any = found || out[0];
+    gs_py.gil_release(gil);
+    return any;
+}
