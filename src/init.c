@@ -9,6 +9,7 @@
 
 #include "cache.h"
 #include "hostreg.h"
+#include "site.h"
 #include "wp.h"
 
 gs_state_t gs = {
@@ -36,6 +37,7 @@ static void gs_atfork_child(void)
     gs_hostreg_atfork_child();
     gs_cache_atfork_child();
     gs_wp_atfork_child();
+    gs_site_atfork_child();
     gs_counters_reset();
     pthread_mutex_init(&gs.log_lock, NULL);
     if (gs.opt.log && strstr(gs.opt.log, "%p"))

@@ -179,7 +179,7 @@ void gs_site_native(char *out, size_t n)
     int k = gs_unw.backtrace ? gs_unw.backtrace(ips, GS_SITE_FRAMES) : backtrace(ips, GS_SITE_FRAMES);
     pthread_mutex_lock(&gs_sites.lock);
     const char *site = "?";
-    for (int i = 0; i < k; i++) {
+    for (int i = 1; i < k; i++) { /* ips[0] is in this function */
         /* a return address: the call instruction is just before it */
         uintptr_t ip = (uintptr_t)ips[i];
         const gs_module_t *m = gs_module_of(ip - 1);
@@ -190,6 +190,11 @@ void gs_site_native(char *out, size_t n)
     }
     snprintf(out, n, "%s", site);
     pthread_mutex_unlock(&gs_sites.lock);
+}
+
+void gs_site_atfork_child(void)
+{
+    pthread_mutex_init(&gs_sites.lock, NULL);
 }
 
 /* ---- Python frames ------------------------------------------------------------------------------------ */

@@ -14,6 +14,7 @@
 
 #include "blas.h"
 #include "gs.h"
+#include "site.h"
 #include "wp.h"
 
 GS_HIDDEN extern const char gs_policy_default_text[];
@@ -381,6 +382,31 @@ START_TEST(test_json_escape)
 }
 END_TEST
 
+/* The objects whose frames a call site walks past, and a native site named from this very function. */
+static void __attribute__((noinline)) site_from_here(char *out, size_t n)
+{
+    gs_site_native(out, n);
+    __asm__ volatile("" ::: "memory"); /* not a tail call: this frame stays on the stack */
+}
+
+START_TEST(test_sites)
+{
+    ck_assert(gs_site_library_name("libgpushim.so"));
+    ck_assert(gs_site_library_name("libopenblas.so.0"));
+    ck_assert(gs_site_library_name("libscipy_openblas64_-8fb3d286.so"));
+    ck_assert(gs_site_library_name("liblapack.so.3"));
+    ck_assert(gs_site_library_name("libfftw3.so.3"));
+    ck_assert(gs_site_library_name("libmkl_core.so.2"));
+    ck_assert(!gs_site_library_name("_umath_linalg.cpython-312-x86_64-linux-gnu.so"));
+    ck_assert(!gs_site_library_name("python3.12"));
+    char site[200];
+    site_from_here(site, sizeof site);
+    ck_assert_str_eq(site, "unit:site_from_here");
+    char py[200] = "x";
+    ck_assert(!gs_site_python(py, sizeof py)); /* not a Python process */
+}
+END_TEST
+
 /* ---- write tracking ------------------------------------------------------------------------------------ */
 
 static size_t wp_pages; /* pages reported written by gs_wp_protect */
@@ -454,7 +480,7 @@ static Suite *suite(void)
         {"policy", {test_policy_parse, test_policy_default_text, test_policy_decide, test_policy_model}},
         {"blas", {test_gemm_row_major, test_gemm_validity, test_symm_trmm_row_major, test_rank_k_row_major,
                   test_cblas_letters, test_scalar_zero}},
-        {"log", {test_json_escape}},
+        {"log", {test_json_escape, test_sites}},
         {"wp", {test_wp_protect}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
