@@ -136,14 +136,13 @@ static void gs_log_header(void)
                        mf);
     for (int r = 0; r < GS_NROUTINES && len < (int)sizeof buf - 256; r++) {
         const gs_rule_t *k = &gs_rules[r];
-        char v[5][32];
-        gs_json_number(v[0], sizeof v[0], k->min_flops);
-        gs_json_number(v[1], sizeof v[1], k->cpu_gflops);
-        gs_json_number(v[2], sizeof v[2], k->gpu_gflops);
-        gs_json_number(v[3], sizeof v[3], k->link_gbps);
-        gs_json_number(v[4], sizeof v[4], k->latency_us);
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s\"%s\":[%s,%s,%s,%s,%s]", r ? "," : "",
-                        gs_routines[r].name, v[0], v[1], v[2], v[3], v[4]);
+        const double rule[] = {k->min_flops, k->cpu_gflops, k->gpu_gflops, k->link_gbps, k->latency_us};
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s\"%s\":[", r ? "," : "", gs_routines[r].name);
+        for (int i = 0; i < 5; i++) {
+            len += snprintf(buf + len, sizeof buf - (size_t)len, i ? "," : "");
+            len += gs_json_number(buf + len, sizeof buf - (size_t)len, rule[i]);
+        }
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "]");
     }
     len += snprintf(buf + len, sizeof buf - (size_t)len, "}}\n");
     gs_log_write(buf, (size_t)len);
