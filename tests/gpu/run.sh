@@ -4,10 +4,10 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites loading cache; default all)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites log loading cache; default all)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg") and SUITE_JOBS (default 8) for the group suites
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites loading cache} "
+GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites log loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -159,6 +159,23 @@ if want suites; then
             bad "$suite under the shim: $new tests fail that pass without it ($res)"
         fi
     done
+fi
+
+# 6. The log on the real GPU: the device named by the gpu event, call sites of the Python program's own lines,
+# and gpushim-report agreeing with the exit summary of the same run (tests/t_log.sh has the stand-in's checks).
+if want log; then
+    rm -f $OUT/sites.log
+    GPUSHIM_SUMMARY=1 GPUSHIM_LOG=$OUT/sites.log shim $PY tests/py/sites.py 2000 >$OUT/sites.lines 2>$OUT/sites.err
+    solve=$(sed -n 's/^SOLVE //p' $OUT/sites.lines)
+    $PY scripts/gpushim-report --json $OUT/sites.log >$OUT/sites.json
+    if grep -q '"event":"gpu","what":"NVIDIA' $OUT/sites.log &&
+        [ "$(count $OUT/sites.log -- routine=dgesv where=gpu "site=sites.py:$solve in train")" = 2 ] &&
+        [ "$(awk '$2 == "dgesv" {print $3 "/" $4}' $OUT/sites.err)" = \
+            "$($PY -c "import json; r = [x for x in json.load(open('$OUT/sites.json'))['routines'] if x['routine'] == 'dgesv'][0]; print(r['calls'], r['gpu_calls'], sep='/')")" ]; then
+        ok "log: $(grep -o '"event":"gpu","what":"[^"]*' $OUT/sites.log | cut -d'"' -f8); sites and report agree"
+    else
+        bad "log: gpu event, sites or report (sites.log)"
+    fi
 fi
 
 # 3. Loading, nesting, fork and threads.
