@@ -51,20 +51,24 @@ static void gs_unw_open(void)
         gs_unw.backtrace = NULL;
 }
 
-/* Loaded objects' address ranges, and whether calls from them are the libraries' own. */
+/* Loaded objects' executable ranges, and whether calls from them are the libraries' own. */
+#define GS_NMOD 512
 typedef struct {
     uintptr_t lo, hi;
-    bool library;     /* gpushim, or a BLAS, LAPACK or FFTW library: walk on */
-    char name[96];    /* base name */
+    bool library;  /* gpushim, or a BLAS, LAPACK or FFTW library: walk on */
+    char name[96]; /* base name */
 } gs_module_t;
 
+/* Return addresses seen: ip[h] -> idx[h], GS_LIBRARY for a library's frame, else 1 + the index of its name.
+ * Open addressing, never removed. */
+#define GS_NADDR 4096
+#define GS_LIBRARY 0xffff
 static struct {
     pthread_mutex_t lock;
-    gs_module_t mod[512];
-    int n;
-    /* address of a call site -> index + 1 into names; open addressing, never removed */
-    uintptr_t ip[4096];
-    uint16_t idx[4096];
+    gs_module_t mod[GS_NMOD];
+    int nmod;
+    uintptr_t ip[GS_NADDR];
+    uint16_t idx[GS_NADDR];
     char names[2048][160];
     int nnames;
 } gs_sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -81,32 +85,31 @@ bool gs_site_library_name(const char *base)
 static int gs_module_add(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size, (void)arg;
-    if (gs_sites.n == (int)(sizeof gs_sites.mod / sizeof gs_sites.mod[0]))
-        return 1;
     const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : program_invocation_name;
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
+    for (int i = 0; i < info->dlpi_phnum && gs_sites.nmod < GS_NMOD; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || gs_sites.n == (int)(sizeof gs_sites.mod / sizeof gs_sites.mod[0]))
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
             continue;
-        gs_module_t *m = &gs_sites.mod[gs_sites.n++];
+        gs_module_t *m = &gs_sites.mod[gs_sites.nmod++];
         m->lo = info->dlpi_addr + ph->p_vaddr;
         m->hi = m->lo + ph->p_memsz;
         m->library = gs_site_library_name(base);
         snprintf(m->name, sizeof m->name, "%s", base);
     }
-    return 0;
+    return gs_sites.nmod == GS_NMOD;
 }
 
-/* The module holding ip, or NULL; under the lock.  A miss reads the loaded objects again (one was opened). */
+/* The module holding ip, or NULL (code outside any object: a JIT's).  A miss reads the loaded objects again,
+ * once per new address: the address cache remembers the answer. */
 static const gs_module_t *gs_module_of(uintptr_t ip)
 {
     for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < gs_sites.n; i++)
+        for (int i = 0; i < gs_sites.nmod; i++)
             if (ip >= gs_sites.mod[i].lo && ip < gs_sites.mod[i].hi)
                 return &gs_sites.mod[i];
         if (pass == 0) {
-            gs_sites.n = 0;
+            gs_sites.nmod = 0;
             dl_iterate_phdr(gs_module_add, NULL);
         }
     }
@@ -133,43 +136,52 @@ static void gs_demangle(char *fn, size_t n)
     free(d);
 }
 
-/* The name of the function holding the return address ip (frame depth of the walk), "module:function";
- * under the lock, cached. */
-static const char *gs_site_name(uintptr_t ip, const gs_module_t *m, int depth)
+/* The name of the function holding the return address ip, the depth-th frame of the walk: libunwind reads
+ * the symbol table, static functions included; the loader's dladdr knows exported symbols only. */
+static void gs_function_name(uintptr_t ip, int depth, char *fn, size_t n)
 {
-    size_t h = (ip >> 4) * 0x9e3779b97f4a7c15ull >> 52, cap = sizeof gs_sites.ip / sizeof gs_sites.ip[0];
-    for (size_t k = 0; k < cap; k++, h = (h + 1) % cap) {
-        if (gs_sites.ip[h] == ip)
-            return gs_sites.names[gs_sites.idx[h] - 1];
-        if (gs_sites.ip[h] == 0)
-            break;
-    }
-    char fn[128] = "";
-    Dl_info dl;
-    if (gs_unw.backtrace) { /* libunwind reads the symbol table, static functions included */
+    fn[0] = 0;
+    if (gs_unw.backtrace) {
         unw_context_t ctx;
         unw_cursor_t cur;
         unw_word_t off, reg;
         if (gs_unw.getcontext(&ctx) == 0 && gs_unw.init_local(&cur, &ctx) == 0)
             for (int i = 0; i < depth + 4 && gs_unw.step(&cur) > 0; i++)
                 if (gs_unw.get_reg(&cur, UNW_REG_IP, &reg) == 0 && reg == ip) {
-                    if (gs_unw.get_proc_name(&cur, fn, sizeof fn, &off) != 0)
+                    if (gs_unw.get_proc_name(&cur, fn, n, &off) != 0)
                         fn[0] = 0;
                     break;
                 }
     }
+    Dl_info dl;
     if (!fn[0] && dladdr((void *)ip, &dl) && dl.dli_sname)
-        snprintf(fn, sizeof fn, "%s", dl.dli_sname);
-    gs_demangle(fn, sizeof fn);
-    if (gs_sites.nnames == (int)(sizeof gs_sites.names / sizeof gs_sites.names[0]))
-        return "?";
-    char *name = gs_sites.names[gs_sites.nnames++];
-    snprintf(name, sizeof gs_sites.names[0], "%s:%s", m ? m->name : "?", fn[0] ? fn : "?");
-    if (gs_sites.ip[h] == 0) {
-        gs_sites.ip[h] = ip;
-        gs_sites.idx[h] = (uint16_t)gs_sites.nnames;
+        snprintf(fn, n, "%s", dl.dli_sname);
+    gs_demangle(fn, n);
+}
+
+/* What the return address ip (the depth-th frame) is: GS_LIBRARY, or 1 + the index of its "module:function";
+ * under the lock. */
+static unsigned gs_frame(uintptr_t ip, int depth)
+{
+    size_t h = (ip >> 4) * 0x9e3779b97f4a7c15ull >> 52;
+    for (size_t k = 0; k < GS_NADDR && gs_sites.ip[h]; k++, h = (h + 1) % GS_NADDR)
+        if (gs_sites.ip[h] == ip)
+            return gs_sites.idx[h];
+    /* a return address: the call instruction is just before it */
+    const gs_module_t *m = gs_module_of(ip - 1);
+    unsigned idx = GS_LIBRARY;
+    if (!m || !m->library) {
+        if (gs_sites.nnames == (int)(sizeof gs_sites.names / sizeof gs_sites.names[0]))
+            return 0; /* full: unnamed */
+        char fn[128];
+        gs_function_name(ip, depth, fn, sizeof fn);
+        snprintf(gs_sites.names[gs_sites.nnames++], sizeof gs_sites.names[0], "%s:%s", m ? m->name : "?",
+                 fn[0] ? fn : "?");
+        idx = (unsigned)gs_sites.nnames;
     }
-    return name;
+    if (!gs_sites.ip[h])
+        gs_sites.ip[h] = ip, gs_sites.idx[h] = (uint16_t)idx;
+    return idx;
 }
 
 void gs_site_native(char *out, size_t n)
@@ -178,17 +190,10 @@ void gs_site_native(char *out, size_t n)
     void *ips[GS_SITE_FRAMES];
     int k = gs_unw.backtrace ? gs_unw.backtrace(ips, GS_SITE_FRAMES) : backtrace(ips, GS_SITE_FRAMES);
     pthread_mutex_lock(&gs_sites.lock);
-    const char *site = "?";
-    for (int i = 1; i < k; i++) { /* ips[0] is in this function */
-        /* a return address: the call instruction is just before it */
-        uintptr_t ip = (uintptr_t)ips[i];
-        const gs_module_t *m = gs_module_of(ip - 1);
-        if (m && m->library)
-            continue;
-        site = gs_site_name(ip, m, i);
-        break;
-    }
-    snprintf(out, n, "%s", site);
+    unsigned idx = GS_LIBRARY;
+    for (int i = 1; i < k && idx == GS_LIBRARY; i++) /* ips[0] is in this function */
+        idx = gs_frame((uintptr_t)ips[i], i);
+    snprintf(out, n, "%s", idx && idx != GS_LIBRARY ? gs_sites.names[idx - 1] : "?");
     pthread_mutex_unlock(&gs_sites.lock);
 }
 
