@@ -289,7 +289,7 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
     double err = 0, smax = 0;
     GS_CUDA(c, cudaMemcpy2DAsync, (a0, (size_t)m * es, d[0], (size_t)ld[0] * es, (size_t)m * es, (size_t)n,
                                    cudaMemcpyDeviceToDevice, gs_cuda.stream));
-    /* A status other than success (cuSOLVER 13 refuses some small shapes) leaves the SVD to gesvd too. */
+    /* A status other than success leaves the SVD to gesvd too, rather than failing the call. */
     cusolverStatus_t st = gs_sol.cusolverDnXgesvdp(gs_sol.handle, gs_sol.params, CUSOLVER_EIG_MODE_VECTOR,
                                                    gs_svdp_econ(p), m, n, t, d[0], ld[0], r, x->vec, t, d[1], ld[1],
                                                    t, v, n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes,
