@@ -182,8 +182,10 @@ gpu-pack: tests
 
 demo: deps-demo
 	$(MAKE) lib
+	rm -f $(B)/demo.log
 	scripts/gpushim-run --summary --log $(B)/demo.log -- $(VENV2)/bin/python bench/demo.py
-	@echo "The offload log, one JSON record per call: $(B)/demo.log"
+	@echo "The offload log, one JSON record per call: $(B)/demo.log; by routine and by line of bench/demo.py:"
+	scripts/gpushim-report --top 8 $(B)/demo.log
 
 bench: $(LIB)
 	bench/run.sh
