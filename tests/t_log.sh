@@ -45,7 +45,12 @@ a = np.ones((64, 64))
 while True:
     a @ a' &
 pid=$!
-sleep 3
+for i in $(seq 300); do # until calls are being logged (30 s at most), then a little longer
+    n=$(cat $W/killed.log 2>/dev/null | grep -c '"routine"')
+    [ "$n" -gt 10 ] && break
+    sleep 0.1
+done
+sleep 1
 kill -9 $pid
 wait $pid 2>/dev/null
 check "kill -9: every line of the log is valid JSON" $PY tests/logq.py check $W/killed.log

@@ -77,7 +77,9 @@ check "gpushim-run --help" sh -c "scripts/gpushim-run --help | grep -q '^usage: 
 scripts/gpushim-run --offload sometimes true 2>$W/run.err
 check "gpushim-run: a bad option value is named" \
     sh -c "[ $? = 2 ] && grep -q 'gpushim-run: --offload sometimes: use auto, always or never' $W/run.err"
-GPUSHIM_CUDA_LIBDIR=$SI scripts/gpushim-run --offload always --log $W/run.log --quiet -- $P $W/run.bin >/dev/null
+GPUSHIM_CUDA_LIBDIR=$SI scripts/gpushim-run --offload always --log $W/run.log --sites native --quiet -- $P $W/run.bin \
+    >/dev/null
 check "gpushim-run: runs the program under the shim with its options" \
-    sh -c "$T/blas_cmp $W/ref.bin $W/run.bin >/dev/null && [ $(count $W/run.log -- where=gpu) -gt 7000 ]"
+    sh -c "$T/blas_cmp $W/ref.bin $W/run.bin >/dev/null && [ $(count $W/run.log -- where=gpu) -gt 7000 ] &&
+        head -n 1 $W/run.log | grep -q '\"sites\":\"native\"'"
 finish
