@@ -34,9 +34,12 @@ check "GPUSHIM_SITES=native: the site is the native caller" \
     test "$(count $W/native.log -- routine=dgesv 'site=_umath_linalg*:*solve*')" = 2
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/off.log GPUSHIM_SITES=off $PYV tests/py/sites.py >/dev/null
 check "GPUSHIM_SITES=off: no site fields" sh -c "! grep -q '\"site\"' $W/off.log && grep -q '\"sites\":\"off\"' $W/off.log"
-shim GPUSHIM_LOG=$W/c.log $T/threads $W/threads.bin >/dev/null
+shim GPUSHIM_LOG=$W/c.log GPUSHIM_SUMMARY=1 $T/threads $W/threads.bin >/dev/null 2>$W/c.err
 check "sites: a C program's calls come from its own function (threads:run)" \
     test "$(count $W/c.log -- 'site=threads:run')" = "$(count $W/c.log)"
+calls=$(awk '$1 == "gpushim:" && $3 ~ /^[0-9]+$/ {s += $3} END {print s + 0}' $W/c.err)
+check "8 threads logging at once: every line valid, one record per call the summary counts ($calls)" sh -c "
+    $PY tests/logq.py check $W/c.log >/dev/null && [ $(count $W/c.log) = $calls ] && [ $calls -gt 0 ]"
 
 # kill -9 in the middle of a run: every line is a complete record, and the report reads what is there.
 env LD_PRELOAD="$LIB" GPUSHIM_CUDA_LIBDIR="$SI" GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/killed.log $PYV -c '
