@@ -123,8 +123,12 @@ static void gs_demangle(char *fn, size_t n)
     static char *(*demangle)(const char *, char *, size_t *, int *);
     if (strncmp(fn, "_Z", 2) != 0)
         return;
-    if (!demangle)
-        *(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!demangle) { /* C++ extension modules load the C++ runtime privately (RTLD_LOCAL) */
+        void *cxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_NOLOAD);
+        *(void **)&demangle = dlsym(cxx ? cxx : RTLD_DEFAULT, "__cxa_demangle");
+        if (cxx)
+            dlclose(cxx);
+    }
     int st = -1;
     char *d = demangle ? demangle(fn, NULL, NULL, &st) : NULL;
     if (d && st == 0) {
@@ -205,6 +209,8 @@ void gs_site_atfork_child(void)
 /* ---- Python frames ------------------------------------------------------------------------------------ */
 
 typedef struct _object pyobj;
+#define GS_PY_WAITS 3
+#define GS_PY_WAIT_NS 200000
 static struct {
     pthread_once_t once;
     bool ok;
@@ -222,6 +228,7 @@ static struct {
     void (*incref)(pyobj *);
     void (*decref)(pyobj *);
     void (*err_clear)(void);
+    atomic_int waits; /* slow waits for the GIL so far */
     /* code objects seen, held (so that their addresses are not reused while here): file base name, function,
      * whether the file is an installed package's; written with the GIL held */
     struct {
@@ -303,9 +310,16 @@ bool gs_site_python(char *out, size_t n)
 {
     out[0] = 0;
     pthread_once(&gs_py.once, gs_py_open);
-    if (!gs_py.ok || !gs_py.is_initialized() || gs_py.is_finalizing() || !gs_py.this_thread_state())
+    if (!gs_py.ok || atomic_load_explicit(&gs_py.waits, memory_order_relaxed) >= GS_PY_WAITS ||
+        !gs_py.is_initialized() || gs_py.is_finalizing() || !gs_py.this_thread_state())
         return false;
+    uint64_t t0 = gs_now_ns();
     int gil = gs_py.gil_ensure();
+    /* Another thread running Python code makes this wait up to the interpreter's switch interval (5 ms):
+     * after a few such waits the process keeps to native sites, and the log says so. */
+    if (gs_now_ns() - t0 > GS_PY_WAIT_NS && atomic_fetch_add(&gs_py.waits, 1) + 1 == GS_PY_WAITS)
+        gs_log_event("sites", "native from now on: waiting for Python's global interpreter lock took over "
+                              "0.2 ms three times");
     pyobj *cur = gs_py.get_frame(); /* borrowed; the frames before it are new references */
     bool found = false, own = false;
     for (int depth = 0; cur && depth < 64 && !found; depth++) {

@@ -34,6 +34,20 @@ check "GPUSHIM_SITES=native: the site is the native caller" \
     test "$(count $W/native.log -- routine=dgesv 'site=_umath_linalg*:*solve*')" = 2
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/off.log GPUSHIM_SITES=off $PYV tests/py/sites.py >/dev/null
 check "GPUSHIM_SITES=off: no site fields" sh -c "! grep -q '\"site\"' $W/off.log && grep -q '\"sites\":\"off\"' $W/off.log"
+# Threads waiting for Python's lock while another runs Python code: sites go native, and the log says so.
+shim GPUSHIM_LOG=$W/gil.log $PYV -c '
+import threading, numpy as np
+a = np.ones((200, 200))
+def work():
+    for _ in range(40):
+        a @ a
+ts = [threading.Thread(target=work) for _ in range(3)]
+[t.start() for t in ts]
+while any(t.is_alive() for t in ts):
+    sum(range(1000))'
+check "sites: slow waits for Python's lock turn the process to native sites, with an event" sh -c "
+    grep -q '\"event\":\"sites\",\"what\":\"native from now on' $W/gil.log &&
+    [ $(count $W/gil.log -- routine=dgemm 'site=_multiarray_umath*') -gt 0 ]"
 shim GPUSHIM_LOG=$W/c.log GPUSHIM_SUMMARY=1 $T/threads $W/threads.bin >/dev/null 2>$W/c.err
 check "sites: a C program's calls come from its own function (threads:run)" \
     test "$(count $W/c.log -- 'site=threads:run')" = "$(count $W/c.log)"
