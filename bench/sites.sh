@@ -1,12 +1,12 @@
 #!/bin/sh
 # What call sites cost in the log (GPUSHIM_SITES): a logged call that stays on the CPU, from C
 # (build/tests/overhead: a 2 x 2 DGEMM) and from Python (bench/sites.py: a 2 x 2 np.dot), with sites off,
-# native and python, REPEAT times each (default 3), best of each kept.  Needs no GPU.  Writes
+# native and python, REPEAT times each (default 5), best of each kept.  Needs no GPU.  Writes
 # bench/results/sites.md (RESULTS=DIR to put it elsewhere).  PYTHON: an interpreter with NumPy.
 . "$(dirname "$0")/lib.sh"
 J=$R/sites.jsonl
 : >"$J"
-for i in $(seq "${REPEAT:-3}"); do
+for i in $(seq "${REPEAT:-5}"); do
     for s in off native python; do
         run "c-$s" env LD_PRELOAD="$LIB" GPUSHIM_LOG=/dev/null GPUSHIM_SITES=$s build/tests/overhead 20000 5
         run "py-$s" env LD_PRELOAD="$LIB" GPUSHIM_LOG=/dev/null GPUSHIM_SITES=$s $PY bench/sites.py 20000 5
