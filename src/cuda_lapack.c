@@ -39,8 +39,6 @@ typedef cusolverStatus_t gs_ormqr_fn(cusolverDnHandle_t, cublasSideMode_t, cubla
                                      const void *, int, const void *, void *, int, void *, int, int *);
 typedef cublasStatus_t gs_geam_fn(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t, const void *,
                                   const void *, int64_t, const void *, const void *, int64_t, void *, int64_t);
-static const char *const gs_geam_names[GS_NPREC] = {"cublasSgeam_64", "cublasDgeam_64", "cublasCgeam_64",
-                                                    "cublasZgeam_64"};
 typedef cublasStatus_t gs_trsm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
                                   cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t, void *,
                                   int64_t);
@@ -51,7 +49,6 @@ static struct {
     GS_CUSOLVER_FUNCS(GS_X_MEMBER)
 #undef GS_X_MEMBER
     void *fn[GS_SOL_N][GS_NPREC][2];
-    gs_geam_fn *geam[GS_NPREC]; /* cuBLAS's transposition, for gesvdp's V */
     cusolverDnHandle_t handle;
     cusolverDnParams_t params;
     int state; /* 0: not tried, 1: up, -1: failed (reason in why) */
@@ -86,14 +83,6 @@ static int gs_sol_up(gs_call_t *c)
                     goto failed;
                 }
             }
-        void *cublas = gs_cuda_open("cublas", gs_cuda_major, gs_sol.why, sizeof gs_sol.why);
-        for (int p = 0; cublas && p < GS_NPREC; p++)
-            if (!(*(void **)&gs_sol.geam[p] = dlsym(cublas, gs_geam_names[p]))) {
-                snprintf(gs_sol.why, sizeof gs_sol.why, "%s is missing from cuBLAS", gs_geam_names[p]);
-                goto failed;
-            }
-        if (!cublas)
-            goto failed;
         if (gs_sol.cusolverDnCreate(&gs_sol.handle) || gs_sol.cusolverDnSetStream(gs_sol.handle, gs_cuda.stream) ||
             gs_sol.cusolverDnCreateParams(&gs_sol.params)) {
             snprintf(gs_sol.why, sizeof gs_sol.why, "cuSOLVER cannot start");
@@ -316,7 +305,7 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
         memcpy(one, f, sizeof f);
     }
     GS_TRY(c, gs_geam_names[p->prec],
-           gs_sol.geam[p->prec](gs_cuda.handle, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T, CUBLAS_OP_N, nv,
+           ((gs_geam_fn *)gs_cuda.geam[p->prec])(gs_cuda.handle, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T, CUBLAS_OP_N, nv,
                                 n, one, v, n, zero, d[2], ld[2], d[2], ld[2]));
     return GS_OK;
 }

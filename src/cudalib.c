@@ -13,6 +13,7 @@ gs_cuda_t gs_cuda;
 int gs_cuda_major;
 
 /* The cuBLAS entries of each operation, S D C Z; NULL where cuBLAS has none. */
+const char *const gs_geam_names[GS_NPREC] = {"cublasSgeam_64", "cublasDgeam_64", "cublasCgeam_64", "cublasZgeam_64"};
 const char *const gs_cublas_names[GS_NOPS][GS_NPREC] = {
     [GS_OP_gemm] = {"cublasSgemm_v2_64", "cublasDgemm_v2_64", "cublasCgemm_v2_64", "cublasZgemm_v2_64"},
     [GS_OP_symm] = {"cublasSsymm_v2_64", "cublasDsymm_v2_64", "cublasCsymm_v2_64", "cublasZsymm_v2_64"},
@@ -82,6 +83,9 @@ int gs_cuda_load(char *why, size_t n)
         for (int p = 0; p < GS_NPREC; p++)
             if (gs_cublas_names[op][p] && gs_cuda_sym(blas, gs_cublas_names[op][p], &gs_cuda.blas[op][p], why, n))
                 return GS_ENODEV;
+    for (int p = 0; p < GS_NPREC; p++)
+        if (gs_cuda_sym(blas, gs_geam_names[p], &gs_cuda.geam[p], why, n))
+            return GS_ENODEV;
     return GS_OK;
 }
 

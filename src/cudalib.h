@@ -33,6 +33,7 @@ typedef struct {
     GS_CUBLAS_FUNCS(GS_X_MEMBER)
 #undef GS_X_MEMBER
     void *blas[GS_NOPS][GS_NPREC]; /* cuBLAS 64-bit-size entry for each operation and precision, or NULL */
+    void *geam[GS_NPREC];          /* cuBLAS's transposition (gesvdp's V into VT), by precision */
     int device;                    /* ordinal in use */
     cudaStream_t stream;           /* compute: cuBLAS runs here */
     cudaStream_t up, down;         /* host to device, device to host (xfer.c) */
@@ -42,6 +43,8 @@ typedef struct {
     size_t scratch_size;
 } gs_cuda_t;
 
+/* The names of gs_cuda.geam, by precision. */
+GS_HIDDEN extern const char *const gs_geam_names[GS_NPREC];
 /* The cuBLAS entry of each operation and precision, or NULL where cuBLAS has none. */
 GS_HIDDEN extern const char *const gs_cublas_names[GS_NOPS][GS_NPREC];
 

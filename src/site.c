@@ -34,20 +34,31 @@ static struct {
     int (*get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
 } gs_unw = {.once = PTHREAD_ONCE_INIT};
 
+/* A function pointer to fill and the symbol that fills it. */
+typedef struct {
+    void *slot;
+    const char *name;
+} gs_sym_t;
+
+/* Looks up every symbol of syms in h; true when all are found. */
+static bool gs_syms(void *h, const gs_sym_t *syms, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(*(void **)syms[i].slot = dlsym(h, syms[i].name)))
+            return false;
+    return true;
+}
+
 static void gs_unw_open(void)
 {
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return;
-    /* libunwind.h maps the unw_ names of local unwinding to these symbols */
-    *(void **)&gs_unw.getcontext = dlsym(h, "_Ux86_64_getcontext");
-    *(void **)&gs_unw.init_local = dlsym(h, "_ULx86_64_init_local");
-    *(void **)&gs_unw.step = dlsym(h, "_ULx86_64_step");
-    *(void **)&gs_unw.get_reg = dlsym(h, "_ULx86_64_get_reg");
-    *(void **)&gs_unw.get_proc_name = dlsym(h, "_ULx86_64_get_proc_name");
-    *(void **)&gs_unw.backtrace = dlsym(h, "unw_backtrace");
-    if (!gs_unw.getcontext || !gs_unw.init_local || !gs_unw.step || !gs_unw.get_reg || !gs_unw.get_proc_name ||
-        !gs_unw.backtrace)
+    /* libunwind.h maps the unw_ names of local unwinding to these symbols; gs_unw.backtrace marks them found */
+    const gs_sym_t syms[] = {
+        {&gs_unw.getcontext, "_Ux86_64_getcontext"},  {&gs_unw.init_local, "_ULx86_64_init_local"},
+        {&gs_unw.step, "_ULx86_64_step"},             {&gs_unw.get_reg, "_ULx86_64_get_reg"},
+        {&gs_unw.get_proc_name, "_ULx86_64_get_proc_name"}, {&gs_unw.backtrace, "unw_backtrace"},
+    };
+    if (h && !gs_syms(h, syms, sizeof syms / sizeof syms[0]))
         gs_unw.backtrace = NULL;
 }
 
@@ -240,10 +251,7 @@ static struct {
 
 static void gs_py_open(void)
 {
-    struct {
-        void *slot;
-        const char *name;
-    } syms[] = {
+    const gs_sym_t syms[] = {
         {&gs_py.is_initialized, "Py_IsInitialized"},
         {&gs_py.this_thread_state, "PyGILState_GetThisThreadState"},
         {&gs_py.gil_ensure, "PyGILState_Ensure"},
@@ -258,9 +266,8 @@ static void gs_py_open(void)
         {&gs_py.decref, "Py_DecRef"},
         {&gs_py.err_clear, "PyErr_Clear"},
     };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
-        if (!(*(void **)syms[i].slot = dlsym(RTLD_DEFAULT, syms[i].name)))
-            return;
+    if (!gs_syms(RTLD_DEFAULT, syms, sizeof syms / sizeof syms[0]))
+        return;
     /* public from 3.13, private before */
     if (!(*(void **)&gs_py.is_finalizing = dlsym(RTLD_DEFAULT, "Py_IsFinalizing")) &&
         !(*(void **)&gs_py.is_finalizing = dlsym(RTLD_DEFAULT, "_Py_IsFinalizing")))
