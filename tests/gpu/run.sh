@@ -170,8 +170,7 @@ if want log; then
     $PY scripts/gpushim-report --json $OUT/sites.log >$OUT/sites.json
     if grep -q '"event":"gpu","what":"NVIDIA' $OUT/sites.log &&
         [ "$(count $OUT/sites.log -- routine=dgesv where=gpu "site=sites.py:$solve in train")" = 2 ] &&
-        [ "$(awk '$2 == "dgesv" {print $3 "/" $4}' $OUT/sites.err)" = \
-            "$($PY -c "import json; r = [x for x in json.load(open('$OUT/sites.json'))['routines'] if x['routine'] == 'dgesv'][0]; print(r['calls'], r['gpu_calls'], sep='/')")" ]; then
+        $PY tests/py/report_agrees.py $OUT/sites.err $OUT/sites.json; then
         ok "log: $(grep -o '"event":"gpu","what":"[^"]*' $OUT/sites.log | cut -d'"' -f8); sites and report agree"
     else
         bad "log: gpu event, sites or report (sites.log)"

@@ -114,6 +114,20 @@ typedef void fn_geev_c(const char *, const char *, const int *, void *, const in
                        void *, const int *, void *, const int *, void *, int *, size_t, size_t);
 typedef void fn_trtri(const char *, const char *, const int *, void *, const int *, int *, size_t, size_t);
 
+/* The reference gesvd with jobs ju and jv; U or VT NULL when not computed (the reference wants valid
+ * pointers even then). */
+static void ref_gesvd(int p, char ju, char jv, int m, int n, void *a, int lda, void *s, void *u, int ldu, void *vt,
+                      int ldvt, void *work, int lwork, void *rwork, int *info)
+{
+    char one[32];
+    u = u ? u : one, vt = vt ? vt : one;
+    if (p >= C)
+        ((fn_gesvd_c *)lapack(p, "gesvd"))(&ju, &jv, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, info,
+                                           1, 1);
+    else
+        ((fn_gesvd_r *)lapack(p, "gesvd"))(&ju, &jv, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, info, 1, 1);
+}
+
 /* Runs when the stream reaches the call.  Workspaces are the reference LAPACK's own, from malloc: the sizes
  * here are generous rather than queried. */
 static void run(void *arg)
@@ -156,32 +170,17 @@ static void run(void *arg)
             ((fn_syevd_r *)lapack(p, "syevd"))(&c1, &c2, &n, j->a, &lda, j->vec, work, &lwork, iwork, &liwork, &info,
                                                1, 1);
         break;
-    case GESVD: {
-        /* The reference wants a valid U and VT even when they are not computed. */
-        char one[32];
-        void *u = j->u ? j->u : one, *vt = j->vt ? j->vt : one;
-        if (cplx)
-            ((fn_gesvd_c *)lapack(p, "gesvd"))(&c1, &c2, &m, &n, j->a, &lda, j->vec, u, &ldu, vt, &ldvt, work, &lwork,
-                                               rwork, &info, 1, 1);
-        else
-            ((fn_gesvd_r *)lapack(p, "gesvd"))(&c1, &c2, &m, &n, j->a, &lda, j->vec, u, &ldu, vt, &ldvt, work, &lwork,
-                                               &info, 1, 1);
+    case GESVD:
+        ref_gesvd(p, c1, c2, m, n, j->a, lda, j->vec, j->u, ldu, j->vt, ldvt, work, lwork, rwork, &info);
         break;
-    }
     case GESVDP: {
         /* gesvd, then V = VT^H.  When a singular value is near zero the real gesvdp perturbs A and says by how
          * much in h_err_sigma; here the singular values are shifted by a perturbation large enough (1e-3 of the
          * largest) that a caller using them regardless is caught by any comparison. */
         int64_t mn = m < n ? m : n, vr = c1 == 'A' ? n : mn;
         int ldt = vr > 0 ? (int)vr : 1;
-        char one[32];
-        void *vt = c1 == 'N' ? one : calloc((size_t)(vr * n) + 1, esize[p]), *u = c1 == 'N' ? one : j->u;
-        if (cplx)
-            ((fn_gesvd_c *)lapack(p, "gesvd"))(&c1, &c1, &m, &n, j->a, &lda, j->vec, u, &ldu, vt, &ldt, work, &lwork,
-                                               rwork, &info, 1, 1);
-        else
-            ((fn_gesvd_r *)lapack(p, "gesvd"))(&c1, &c1, &m, &n, j->a, &lda, j->vec, u, &ldu, vt, &ldt, work, &lwork,
-                                               &info, 1, 1);
+        void *vt = c1 == 'N' ? NULL : calloc((size_t)(vr * n) + 1, esize[p]);
+        ref_gesvd(p, c1, c1, m, n, j->a, lda, j->vec, c1 == 'N' ? NULL : j->u, ldu, vt, ldt, work, lwork, rwork, &info);
         for (int64_t r = 0; c1 != 'N' && r < vr; r++)
             for (int64_t col = 0; col < n; col++) {
                 char *dst = (char *)j->vt + ((size_t)r * (size_t)ldvt + (size_t)col) * esize[p];
@@ -191,8 +190,7 @@ static void run(void *arg)
                 if (p == Z)
                     ((double *)dst)[1] = -((double *)dst)[1];
             }
-        if (c1 != 'N')
-            free(vt);
+        free(vt);
         double smax = 0, smin = 0, eps = real_of(p) == S ? 1.2e-7 : 2.3e-16;
         for (int64_t i = 0; i < mn; i++) {
             double v = real_of(p) == S ? ((float *)j->vec)[i] : ((double *)j->vec)[i];
