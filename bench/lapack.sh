@@ -3,12 +3,15 @@
 # OpenBLAS), the same under gpushim, and CuPy with copies.  Needs a GPU, NumPy, SciPy and CuPy.  Writes
 # bench/results/lapack.jsonl, lapack.log (the offload log of the gpushim run) and lapack.md (RESULTS=DIR to
 # put them elsewhere).  SIZES, BIG, REPEAT and the cases (arguments) as bench/lapack.py takes them.
+# bench/lapack.sh --table: only the table, from the lapack.jsonl there is (of a run that was stopped early).
 . "$(dirname "$0")/lib.sh"
 J=$R/lapack.jsonl
-: >"$J"
-run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/lapack.log" $PY bench/lapack.py numpy "$@"
-run cupy $PY bench/lapack.py cupy "$@"
-run cpu $PY bench/lapack.py numpy "$@"
+if [ "${1:-}" != --table ]; then
+    : >"$J"
+    run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/lapack.log" $PY bench/lapack.py numpy "$@"
+    run cupy $PY bench/lapack.py cupy "$@"
+    run cpu $PY bench/lapack.py numpy "$@"
+fi
 $PY - "$J" <<'PY' | tee "$R/lapack.md"
 import json, sys
 t = {}

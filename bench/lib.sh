@@ -1,5 +1,6 @@
 # Shared by the benchmark scripts (sourced): the paths, and run LABEL COMMAND..., which appends COMMAND's JSON
-# lines to the file $J, each tagged with the run's label.  RESULTS=DIR puts the results elsewhere.
+# lines to the file $J, each tagged with the run's label, line by line (a run stopped early keeps what it
+# measured).  RESULTS=DIR puts the results elsewhere.
 set -eu
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -9,5 +10,5 @@ mkdir -p "$R"
 run() {
     label=$1
     shift
-    "$@" | sed "s/^{/{\"run\": \"$label\", /" >>"$J"
+    "$@" | sed -u "s/^{/{\"run\": \"$label\", /" >>"$J"
 }
