@@ -179,8 +179,9 @@ int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch
     case GS_OP_gesvd: {
         char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
         int nops = 1;
-        o[0] = (gs_operand_t){p->a, m, n, p->lda, 1, 0}; /* destroyed, as LAPACK documents: never copied back */
-        *scratch_only = 1;
+        /* A is destroyed, as LAPACK documents: the device's A is copied back, so that a caller who lets the
+         * routine overwrite A sees it changed, as with the CPU library (SciPy's overwrite_a tests check it) */
+        o[0] = (gs_operand_t){p->a, m, n, p->lda, 1, 1};
         if (gs_svd_vecs(ju, m, mn))
             o[nops++] = (gs_operand_t){p->u, m, gs_svd_vecs(ju, m, mn), p->ldu, 0, 1};
         if (gs_svd_vecs(jv, n, mn))
@@ -188,9 +189,9 @@ int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch
         return nops;
     }
     case GS_OP_geev:
-        /* A is overwritten, as LAPACK documents; VR where computed (left eigenvectors stay on the CPU) */
-        o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 0};
-        *scratch_only = 1;
+        /* A is overwritten, as LAPACK documents, and copied back likewise; VR where computed (left eigenvectors
+         * stay on the CPU) */
+        o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 1};
         if (p->job2 != 'V')
             return 1;
         o[1] = (gs_operand_t){p->vt, n, n, p->ldvt, 0, 1};

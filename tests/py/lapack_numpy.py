@@ -2,7 +2,8 @@
 saves sign-free results (solutions, factors that are unique, eigenvalues and singular values, and the
 products that rebuild the matrix from vectors) to RESULT.npz for tests/py/compare.py.  A singular solve and a
 matrix that is not positive definite must raise LinAlgError, as without the shim (their INFO > 0).  The
-factor of lu_factor is used by three lu_solve calls, so that the residency cache can serve it.
+factor of lu_factor is used by three lu_solve calls, so that the residency cache can serve it.  A matrix
+LAPACK destroys must come back changed, as the CPU library leaves it, when SciPy is allowed to overwrite it.
 
 usage: python lapack_numpy.py RESULT.npz [N]
 """
@@ -51,6 +52,13 @@ for dt in (np.float64, np.complex128):
     u, s, vt = np.linalg.svd(tall, full_matrices=False)
     out[t + "svd_econ_s"], out[t + "svd_econ_rebuilt"] = s, (u * s) @ vt
     out[t + "svdvals"] = np.linalg.svd(a, compute_uv=False)
+    # A, which LAPACK destroys, changes when the caller lets SciPy hand it over (overwrite_a), as on the CPU.
+    for name, f in (("gesdd", lambda x: sla.svd(x, overwrite_a=True)),
+                    ("gesvd", lambda x: sla.svd(x, overwrite_a=True, lapack_driver="gesvd")),
+                    ("geev", lambda x: sla.eig(x, overwrite_a=True))):
+        x = np.asfortranarray(a)
+        f(x)
+        out[t + name + "_changed_a"] = np.array(float(not np.array_equal(x, a)))
     for name, f, m in (("singular", np.linalg.solve, sing), ("notpd", np.linalg.cholesky, -h)):
         try:
             f(m, b) if name == "singular" else f(m)
