@@ -562,9 +562,10 @@ cudaError_t cudaMalloc(void **p, size_t size)
             if (!S.allocs[i].p) {
                 /* Poisoned, so that a result read from memory nobody wrote shows up as NaN.  With slack past the
                  * end, not counted: OpenBLAS's kernels, which run the stand-in's cuSOLVER, read up to one stride
-                 * past a strided vector's last element (a whole column of the matrix it lies in), harmless in a
-                 * program's heap and fatal at the end of a mapping (an exact-sized block of the residency cache,
-                 * under t_lapack's fixed mmap threshold). */
+                 * past a strided vector's last element, a column of the matrix holding a row vector (a quarter of
+                 * the size covers a matrix of four columns or more).  That is harmless in a program's heap and
+                 * fatal at the end of a mapping: an exact-sized block of the residency cache, under t_lapack's
+                 * fixed mmap threshold. */
                 char *m = aligned_alloc(256, (size + size / 4 + 65536 + 255) & ~(size_t)255);
                 if (!m)
                     break;
