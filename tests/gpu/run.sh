@@ -142,13 +142,16 @@ if want suites; then
         f=$1
         shift
         rm -rf $S && mkdir -p $S
+        # (the cores shared out, not SUITE_JOBS processes of as many OpenBLAS threads as cores)
+        threads=$(($(nproc) / ${SUITE_JOBS:-8}))
+        [ $threads -ge 1 ] || threads=1
         # (test ids relative to /, whatever configuration the installed package has)
         (cd / && $PY -m pytest -q --collect-only -p no:cacheprovider --rootdir=/ --pyargs $suite) 2>/dev/null |
             grep '::' >$S/ids
         i=0
         while [ $i -lt "${SUITE_JOBS:-8}" ]; do
             awk -v i=$i -v j="${SUITE_JOBS:-8}" 'NR % j == i' $S/ids >$S/ids$i
-            (cd / && timeout "${SUITE_TIMEOUT:-3000}" "$@" $PY -m pytest -q -rf -p no:cacheprovider --rootdir=/ \
+            (cd / && timeout "${SUITE_TIMEOUT:-3000}" "$@" OPENBLAS_NUM_THREADS=$threads $PY -m pytest -q -rf -p no:cacheprovider --rootdir=/ \
                 @$S/ids$i >$S/out$i 2>&1 || echo "SHARD $i ENDED WITH STATUS $?" >>$S/out$i) &
             i=$((i + 1))
         done
