@@ -166,10 +166,7 @@ if want suites; then
         [ $suite = scipy.linalg ] && pol=GPUSHIM_POLICY=$(pwd)/tests/blas-off.policy
         shards $OUT/$suite.ref env
         shards $OUT/$suite.gpu env LD_PRELOAD=$LIB GPUSHIM_OFFLOAD=always $pol
-        grep '^FAILED' $OUT/$suite.ref | sed 's/ - .*//; s/^FAILED .*tests\//tests\//' | sort >/tmp/$suite.ref.f
-        grep '^FAILED' $OUT/$suite.gpu | sed 's/ - .*//; s/^FAILED .*tests\//tests\//' | sort >/tmp/$suite.gpu.f
-        grep -v '^#' tests/py/linalg_known.txt | sort >/tmp/linalg_known
-        new=$(comm -13 /tmp/$suite.ref.f /tmp/$suite.gpu.f | comm -23 - /tmp/linalg_known | wc -l)
+        new=$($PY tests/py/new_failures.py $OUT/$suite.ref $OUT/$suite.gpu | grep -c '^new ')
         res=$(passed $OUT/$suite.gpu)
         # (pytest's status 1 means some test failed, which the comparison judges; 124 is the time limit)
         if [ "$res" != "0 passed" ] && [ "$new" = 0 ] && ! grep -q 'STATUS 124$' $OUT/$suite.gpu; then
