@@ -4,9 +4,10 @@ and the seconds of the best of REPEAT runs (default 2; 1 when a run takes over 5
 data, made before the clock starts.
 
 usage: python lapack.py numpy|cupy [CASE...]   (default: every case)
-  sizes: SIZES (default "1024 2048 4096 8192 16384"); BIG (default 8192): the largest n for eigh, svd, eig
-  and lstsq, whose CPU times grow past minutes at 16384
-  cases: solve (64 right-hand sides), inv, cholesky, eigh, svd, qr, det, lstsq (64 right-hand sides), eig,
+  sizes: SIZES (default "1024 2048 4096 8192 16384"); BIG (default 8192): the largest n for eigh, svd,
+  svdvals, eig and lstsq, whose CPU times grow past minutes at 16384
+  cases: solve (64 right-hand sides), inv, cholesky, eigh, svd, svdvals (numpy.linalg.svd without vectors),
+  qr, det, lstsq (64 right-hand sides), eig,
   lu (scipy.linalg.lu_factor, then lu_solve with 64 right-hand sides, 10 times), cho (cho_factor, then
   cho_solve likewise), and ssolve and scholesky: scipy.linalg.solve and cholesky, which hand LAPACK a
   Fortran-ordered copy made in one pass, where numpy.linalg copies row by row with a strided BLAS copy
@@ -20,8 +21,8 @@ import time
 import numpy as np
 
 backend = sys.argv[1]
-cases = sys.argv[2:] or ["solve", "inv", "cholesky", "eigh", "svd", "qr", "det", "lstsq", "eig", "lu", "cho",
-                         "ssolve", "scholesky"]
+cases = sys.argv[2:] or ["solve", "inv", "cholesky", "eigh", "svd", "svdvals", "qr", "det", "lstsq", "eig", "lu",
+                         "cho", "ssolve", "scholesky"]
 sizes = [int(s) for s in os.environ.get("SIZES", "1024 2048 4096 8192 16384").split()]
 big = int(os.environ.get("BIG", "8192"))
 repeat = int(os.environ.get("REPEAT", "2"))
@@ -57,6 +58,8 @@ def run_numpy(case, a, b):
         return la.eigh(a)
     if case == "svd":
         return la.svd(a)
+    if case == "svdvals":
+        return la.svd(a, compute_uv=False)
     if case == "qr":
         return la.qr(a)
     if case == "det":
@@ -79,7 +82,8 @@ def run_cupy(case, a, b):
     out = {
         "solve": lambda: la.solve(da, db), "ssolve": lambda: la.solve(da, db),
         "scholesky": lambda: la.cholesky(da), "inv": lambda: la.inv(da), "cholesky": lambda: la.cholesky(da),
-        "eigh": lambda: la.eigh(da), "svd": lambda: la.svd(da), "qr": lambda: la.qr(da), "det": lambda: la.det(da),
+        "eigh": lambda: la.eigh(da), "svd": lambda: la.svd(da),
+        "svdvals": lambda: la.svd(da, compute_uv=False), "qr": lambda: la.qr(da), "det": lambda: la.det(da),
         "lstsq": lambda: la.lstsq(da, db, rcond=None), "eig": lambda: la.eig(da) if hasattr(la, "eig") else None,
         "lu": lambda: (lambda f: [cla.lu_solve(f, db) for _ in range(10)])(cla.lu_factor(da)),
         "cho": lambda: (lambda f: [cla.cho_solve(f, db) for _ in range(10)])(cla.cho_factor(da)),
@@ -93,7 +97,7 @@ for case in cases:
     if backend == "cupy" and case == "cho" and not hasattr(cla, "cho_factor"):
         continue
     for n in sizes:
-        if n > big and case in ("eigh", "svd", "eig", "lstsq"):
+        if n > big and case in ("eigh", "svd", "svdvals", "eig", "lstsq"):
             continue
         if backend == "cupy" and case == "eig" and not hasattr(cp.linalg, "eig"):
             continue

@@ -2,7 +2,8 @@
  * with every singular vector (what numpy.linalg.svd asks of gesdd), with their accuracy, and LU with a solve.
  * Decides which SVD the shim uses and what is left of a LAPACK call's time for the copies.
  * build: cc -O2 -I/usr/local/cuda/include bench/solver_probe.c -L/usr/local/cuda/lib64 -lcusolver -lcublas -lcudart
- * usage: solver_probe [N_SVD [N_LU [NRHS]]]   (defaults 4096 8192 64)
+ * usage: solver_probe [N_SVD [N_LU [NRHS]]]   (defaults 4096 8192 64; LU with each getrf algorithm)
+ *        solver_probe values M N [M N ...]  (singular values alone: gesvd against gesvdp)
  *        solver_probe grid                   (which small shapes and special matrices gesvdp refuses) */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -162,7 +163,10 @@ static void lu(int n, int nrhs)
     CK(cudaMalloc((void **)&ipiv, n * sizeof *ipiv));
     for (size_t i = 0; i < nn; i++)
         h[i] = rand() / (double)RAND_MAX - 0.5;
-    for (int rep = 0; rep < 3; rep++) {
+    double *lu0 = malloc(nn * sizeof *lu0), *lu1 = malloc(nn * sizeof *lu1);
+    for (int rep = 0; rep < 6; rep++) {
+        int alg = rep / 3; /* CUSOLVER_ALG_0, then CUSOLVER_ALG_1 */
+        CK(cusolverDnSetAdvOptions(par, CUSOLVERDN_GETRF, alg ? CUSOLVER_ALG_1 : CUSOLVER_ALG_0));
         CK(cudaMemcpy(a, h, nn * sizeof *h, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(b, h, (size_t)n * nrhs * sizeof *h, cudaMemcpyHostToDevice));
         CK(cusolverDnXgetrf_bufferSize(sol, par, n, n, CUDA_R_64F, a, n, CUDA_R_64F, &dw, &hw));
@@ -175,13 +179,73 @@ static void lu(int n, int nrhs)
         CK(cusolverDnXgetrs(sol, par, CUBLAS_OP_N, n, nrhs, CUDA_R_64F, a, n, ipiv, CUDA_R_64F, b, n, info));
         CK(cudaDeviceSynchronize());
         double t2 = now();
-        if (rep)
-            printf("lu n=%d getrf %.1f ms, getrs %d rhs %.1f ms\n", n, 1e3 * (t1 - t0), nrhs, 1e3 * (t2 - t1));
+        if (rep % 3)
+            printf("lu n=%d algorithm %d: getrf %.1f ms, getrs %d rhs %.1f ms\n", n, alg, 1e3 * (t1 - t0), nrhs,
+                   1e3 * (t2 - t1));
+        CK(cudaMemcpy(alg ? lu1 : lu0, a, nn * sizeof *h, cudaMemcpyDeviceToHost));
         cudaFree(dbuf);
         free(hbuf);
     }
+    double d = 0, m = 0;
+    for (size_t i = 0; i < nn; i++)
+        d = fmax(d, fabs(lu0[i] - lu1[i])), m = fmax(m, fabs(lu0[i]));
+    printf("lu n=%d: max |LU_alg1 - LU_alg0| / max |LU_alg0| = %.2e\n", n, d / m);
+    CK(cusolverDnSetAdvOptions(par, CUSOLVERDN_GETRF, CUSOLVER_ALG_0));
     cudaFree(a), cudaFree(b), cudaFree(ipiv), cudaFree(info);
-    free(h);
+    free(h), free(lu0), free(lu1);
+}
+
+/* Singular values alone of an m x n float64 matrix: gesvd without vectors against gesvdp without vectors, the
+ * latter handed scratch U and V (with NULL ones it made an illegal memory access on the H200). */
+static void svd_values(int m, int n)
+{
+    size_t mn = (size_t)(m < n ? m : n), dw, hw;
+    double *a = dev((size_t)m * n), *w = dev((size_t)m * n), *u = dev((size_t)m * mn), *v = dev((size_t)n * mn);
+    double *s = dev(mn), *sref = dev(mn), *ha = malloc((size_t)m * n * sizeof *ha), err = -1, t;
+    double *hs = malloc(2 * mn * sizeof *hs);
+    int *info = (int *)dev(1);
+    for (size_t i = 0; i < (size_t)m * n; i++)
+        ha[i] = rand() / (double)RAND_MAX - 0.5;
+    CK(cudaMemcpy(a, ha, (size_t)m * n * sizeof *ha, cudaMemcpyHostToDevice));
+    for (int rep = 0; rep < 2; rep++) {
+        CK(cudaMemcpy(w, a, (size_t)m * n * sizeof *w, cudaMemcpyDeviceToDevice));
+        CK(cusolverDnXgesvd_bufferSize(sol, par, 'N', 'N', m, n, CUDA_R_64F, w, m, CUDA_R_64F, sref, CUDA_R_64F, u,
+                                       m, CUDA_R_64F, v, n, CUDA_R_64F, &dw, &hw));
+        void *dbuf = dev(dw / 8 + 1), *hbuf = malloc(hw + 1);
+        CK(cudaDeviceSynchronize());
+        t = now();
+        CK(cusolverDnXgesvd(sol, par, 'N', 'N', m, n, CUDA_R_64F, w, m, CUDA_R_64F, sref, CUDA_R_64F, u, m,
+                            CUDA_R_64F, v, n, CUDA_R_64F, dbuf, dw, hbuf, hw, info));
+        CK(cudaDeviceSynchronize());
+        if (rep)
+            printf("values m=%d n=%d gesvd  %9.1f ms\n", m, n, 1e3 * (now() - t));
+        cudaFree(dbuf);
+        free(hbuf);
+    }
+    for (int rep = 0; rep < 2; rep++) {
+        CK(cudaMemcpy(w, a, (size_t)m * n * sizeof *w, cudaMemcpyDeviceToDevice));
+        CK(cusolverDnXgesvdp_bufferSize(sol, par, CUSOLVER_EIG_MODE_NOVECTOR, 1, m, n, CUDA_R_64F, w, m, CUDA_R_64F,
+                                        s, CUDA_R_64F, u, m, CUDA_R_64F, v, n, CUDA_R_64F, &dw, &hw));
+        void *dbuf = dev(dw / 8 + 1), *hbuf = malloc(hw + 1);
+        CK(cudaDeviceSynchronize());
+        t = now();
+        CK(cusolverDnXgesvdp(sol, par, CUSOLVER_EIG_MODE_NOVECTOR, 1, m, n, CUDA_R_64F, w, m, CUDA_R_64F, s,
+                             CUDA_R_64F, u, m, CUDA_R_64F, v, n, CUDA_R_64F, dbuf, dw, hbuf, hw, info, &err));
+        CK(cudaDeviceSynchronize());
+        t = now() - t;
+        cudaFree(dbuf);
+        free(hbuf);
+        CK(cudaMemcpy(hs, s, mn * sizeof *hs, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hs + mn, sref, mn * sizeof *hs, cudaMemcpyDeviceToHost));
+        double ds = 0;
+        for (size_t i = 0; i < mn; i++)
+            ds = fmax(ds, fabs(hs[i] - hs[mn + i]) / hs[mn]);
+        if (rep)
+            printf("values m=%d n=%d gesvdp %9.1f ms  h_err_sigma %.2e  max|s - s_gesvd|/s_max %.2e\n", m, n,
+                   1e3 * t, err, ds);
+    }
+    cudaFree(a), cudaFree(w), cudaFree(u), cudaFree(v), cudaFree(s), cudaFree(sref), cudaFree(info);
+    free(ha), free(hs);
 }
 
 /* gesvdp's status over small shapes, both jobs and both econ values, in float64 and complex128, each followed
@@ -280,6 +344,13 @@ int main(int argc, char **argv)
         CK(cusolverDnCreateParams(&par));
         svdp_grid();
         svdp_special();
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "values")) {
+        CK(cusolverDnCreate(&sol));
+        CK(cusolverDnCreateParams(&par));
+        for (int i = 2; i + 1 < argc; i += 2)
+            svd_values(atoi(argv[i]), atoi(argv[i + 1]));
         return 0;
     }
     int nsvd = argc > 1 ? atoi(argv[1]) : 4096, nlu = argc > 2 ? atoi(argv[2]) : 8192,

@@ -128,22 +128,31 @@ typedef struct {
     bool svdp;    /* the SVD by gesvdp (gs_svdp_econ) */
 } gs_dmem_t;
 
-/* How gesvdp serves an SVD: its econ argument (0: every vector, 1: min(m, n) of them), or -1 when gesvd
- * serves it: the jobs for U and VT differ, or no vectors are wanted (on the H200 gesvdp without vectors made
- * an illegal memory access in LAPACK's tests and in tests/py/lapack_numpy.py).  gesvdp (polar decomposition
- * and syevd) is several times faster than gesvd (QR iteration): 279 against 1752 ms at n = 4096 on the H200. */
+/* How gesvdp serves an SVD: its econ argument (0: every vector, 1: min(m, n) of them, or none), or -1 when
+ * gesvd serves it: the jobs for U and VT differ.  gesvdp (polar decomposition and syevd) is faster than gesvd
+ * (QR iteration) on the H200: 279 against 1752 ms at n = 4096 with every vector, 258 against 595 for the
+ * singular values alone. */
 static int gs_svdp_econ(const gs_lapack_t *p)
 {
     char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
-    return ju != jv || ju == 'N' ? -1 : ju != 'A';
+    return ju != jv ? -1 : ju != 'A';
 }
 
-/* Device elements gesvdp needs besides its workspace: V (transposed into VT afterwards) and a copy of A, from
- * which gesvd starts again when gesvdp had to perturb A. */
+static cusolverEigMode_t gs_svdp_mode(const gs_lapack_t *p)
+{
+    return p->job1 == 'N' ? CUSOLVER_EIG_MODE_NOVECTOR : CUSOLVER_EIG_MODE_VECTOR;
+}
+
+/* Columns of the V that gesvdp returns. */
+static int64_t gs_svdp_nv(const gs_lapack_t *p) { return p->job1 == 'A' ? p->n : p->m < p->n ? p->m : p->n; }
+
+/* Device elements gesvdp needs besides its workspace: V (transposed into VT afterwards), a copy of A, from which
+ * gesvd starts again when gesvdp had to perturb A, and without vectors a scratch U: gesvdp writes to U and V
+ * even then (handed NULL ones, it made an illegal memory access on the H200). */
 static size_t gs_svdp_extra(const gs_lapack_t *p)
 {
-    int64_t mn = p->m < p->n ? p->m : p->n, nv = p->job1 == 'A' ? p->n : mn;
-    return (size_t)(p->n * nv + p->m * p->n);
+    int64_t mn = p->m < p->n ? p->m : p->n;
+    return (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * mn : 0));
 }
 
 /* The workspace cuSOLVER needs for p (device bytes, host bytes); *svdp tells whether gesvdp serves an SVD. */
@@ -217,7 +226,7 @@ static int gs_sol_work(gs_call_t *c, const gs_lapack_t *p, int64_t ld0, int64_t 
         /* gesvd's workspace too: it takes over when gesvdp perturbs A.  A size gesvdp refuses leaves gesvd. */
         size_t pdev, phost;
         int econ = gs_svdp_econ(p);
-        if (econ >= 0 && gs_sol.cusolverDnXgesvdp_bufferSize(h, q, CUSOLVER_EIG_MODE_VECTOR, econ, m, n, t, NULL, ld0,
+        if (econ >= 0 && gs_sol.cusolverDnXgesvdp_bufferSize(h, q, gs_svdp_mode(p), econ, m, n, t, NULL, ld0,
                                                               r, NULL, t, NULL, m > 0 ? m : 1, t, NULL,
                                                               n > 0 ? n : 1, t, &pdev, &phost) == 0) {
             *svdp = true;
@@ -272,15 +281,16 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
                        void *hwork, size_t hbytes, int *done)
 {
     cudaDataType t = gs_dtype[p->prec], r = gs_rtype[p->prec];
-    int64_t m = p->m, n = p->n, mn = m < n ? m : n, nv = p->job1 == 'A' ? n : mn;
+    int64_t m = p->m, n = p->n, mn = m < n ? m : n, nv = gs_svdp_nv(p);
     size_t es = gs_prec_size(p->prec), rs = gs_prec_complex(p->prec) ? es / 2 : es;
-    char *v = x->copy, *a0 = x->copy + (size_t)(n * nv) * es;
+    bool vecs = p->job1 != 'N';
+    char *v = x->copy, *a0 = v + (size_t)(n * nv) * es, *u = vecs ? d[1] : a0 + (size_t)(m * n) * es;
     double err = 0, smax = 0;
     GS_CUDA(c, cudaMemcpy2DAsync, (a0, (size_t)m * es, d[0], (size_t)ld[0] * es, (size_t)m * es, (size_t)n,
                                    cudaMemcpyDeviceToDevice, gs_cuda.stream));
     /* A status other than success leaves the SVD to gesvd too, rather than failing the call. */
-    cusolverStatus_t st = gs_sol.cusolverDnXgesvdp(gs_sol.handle, gs_sol.params, CUSOLVER_EIG_MODE_VECTOR,
-                                                   gs_svdp_econ(p), m, n, t, d[0], ld[0], r, x->vec, t, d[1], ld[1],
+    cusolverStatus_t st = gs_sol.cusolverDnXgesvdp(gs_sol.handle, gs_sol.params, gs_svdp_mode(p), gs_svdp_econ(p),
+                                                   m, n, t, d[0], ld[0], r, x->vec, t, u, vecs ? ld[1] : m > 0 ? m : 1,
                                                    t, v, n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes,
                                                    x->info, &err);
     if (st == CUSOLVER_STATUS_SUCCESS && mn > 0) {
@@ -297,7 +307,7 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
         return GS_OK;
     }
     *done = 1;
-    if (mn == 0)
+    if (mn == 0 || !vecs)
         return GS_OK;
     _Alignas(16) double one[2] = {1, 0}, zero[2] = {0, 0};
     if (rs == 4) {

@@ -86,6 +86,12 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
         sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
             [ $(count $W/f.log -- 'why=gpu error: *') = 0 ] && [ $(count $W/f.log -- where=gpu 'routine=*gesdd') -ge 8 ]"
     rm -f $W/f.log
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnXgesvd $PYV tests/py/lapack_numpy.py \
+        $W/f.npz 200 >/dev/null 2>&1
+    check "gesvd failing every call: results equal, gesvdp computes the singular values alone too" \
+        sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
+            [ $(count $W/f.log -- where=gpu 'routine=*gesdd' opts=NN) = 2 ]"
+    rm -f $W/f.log
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
         $W/f.npz 200 2>$W/f.err
     check "cuSOLVER cannot start: results equal, LAPACK on the CPU after one notice, BLAS still on the GPU" \

@@ -443,7 +443,8 @@ cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t h, cusolverDnPa
     return handle_ok(h) ? SIZES(dev, host, prec_of(ta), 2 * (m + n)) : CUSOLVER_STATUS_NOT_INITIALIZED;
 }
 
-/* Returns V, not VT, and waits for the device: h_err_sigma is a host value. */
+/* Returns V, not VT, and waits for the device: h_err_sigma is a host value.  U and V must be device memory even
+ * without vectors: the real gesvdp made an illegal memory access with NULL ones on the H200. */
 cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t h, cusolverDnParams_t q, cusolverEigMode_t jobz, int econ,
                                    int64_t m, int64_t n, cudaDataType ta, void *a, int64_t lda, cudaDataType ts,
                                    void *s, cudaDataType tu, void *u, int64_t ldu, cudaDataType tv, void *v,
@@ -460,8 +461,8 @@ cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t h, cusolverDnParams_t q, c
                .vec = s, .u = u, .ldu = ldu, .vt = v, .ldvt = ldv, .info = info, .err = err};
     cusolverStatus_t st = submit(h, &j, mat_ok("cusolverDnXgesvdp", a, p, m, n, lda, "A") &&
                                             dev_ok("cusolverDnXgesvdp", s, (size_t)mn * esize[real_of(p)], "S") &&
-                                            (!vec || mat_ok("cusolverDnXgesvdp", u, p, m, cols ? cols : m, ldu, "U")) &&
-                                            (!vec || mat_ok("cusolverDnXgesvdp", v, p, n, cols ? cols : n, ldv, "V")) &&
+                                            mat_ok("cusolverDnXgesvdp", u, p, m, cols ? cols : m, ldu, "U") &&
+                                            mat_ok("cusolverDnXgesvdp", v, p, n, cols ? cols : n, ldv, "V") &&
                                             work_ok("cusolverDnXgesvdp", dw, dwb, work_bytes(p, 2 * (m + n))));
     if (st == CUSOLVER_STATUS_SUCCESS && cudaStreamSynchronize(h->stream) != cudaSuccess)
         return CUSOLVER_STATUS_EXECUTION_FAILED;
