@@ -129,13 +129,18 @@ typedef struct {
 } gs_dmem_t;
 
 /* How gesvdp serves an SVD: its econ argument (0: every vector, 1: min(m, n) of them, or none), or -1 when
- * gesvd serves it: the jobs for U and VT differ.  gesvdp (polar decomposition and syevd) is faster than gesvd
- * (QR iteration) on the H200: 279 against 1752 ms at n = 4096 with every vector, 258 against 595 for the
- * singular values alone. */
+ * gesvd serves it: the jobs for U and VT differ, or no vectors are wanted of a matrix under GS_SVDP_VALUES_MIN.
+ * gesvdp (polar decomposition and syevd) is faster than gesvd (QR iteration) on large matrices on the H200:
+ * 279 against 1752 ms at n = 4096 with every vector, and for the singular values alone 79 against 220 ms at
+ * 8192 x 2048 and 258 against 595 at 4096.  Its cost per call is ms, though (10.7 ms at 400 x 400 without
+ * vectors), where gesvd's is tens of us on tiny matrices: NumPy's suite, forced onto the GPU, makes 142000
+ * SVDs without vectors, and took several times longer through gesvdp. */
+enum { GS_SVDP_VALUES_MIN = 2048 };
 static int gs_svdp_econ(const gs_lapack_t *p)
 {
     char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
-    return ju != jv ? -1 : ju != 'A';
+    int64_t mn = p->m < p->n ? p->m : p->n;
+    return ju != jv || (ju == 'N' && mn < GS_SVDP_VALUES_MIN) ? -1 : ju != 'A';
 }
 
 static cusolverEigMode_t gs_svdp_mode(const gs_lapack_t *p)

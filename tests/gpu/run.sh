@@ -86,8 +86,8 @@ if want python; then
     else
         bad "numpy/scipy ($n scipy_cblas_dgemm64_ calls on the GPU)"
     fi
-    # LAPACK through NumPy and SciPy (tests/t_lapack.sh has the stand-in's checks): gesdd, with vectors (then
-    # cuBLAS's geam transposes V) or without, is served by gesvdp, in float64 and complex128.
+    # LAPACK through NumPy and SciPy (tests/t_lapack.sh has the stand-in's checks): gesdd with vectors is
+    # served by gesvdp and cuBLAS's geam, without vectors (n = 400) by gesvd, in float64 and complex128.
     $PY tests/py/lapack_numpy.py $OUT/pyl_ref.npz
     GPUSHIM_LOG=$OUT/pyl.log shim $PY tests/py/lapack_numpy.py $OUT/pyl_gpu.npz 2>$OUT/pyl.err
     n=$(count $OUT/pyl.log -- where=gpu 'routine=*gesdd')
