@@ -98,6 +98,15 @@ if want python; then
     else
         bad "numpy/scipy LAPACK ($n gesdd calls on the GPU, $nv without vectors; pyl.err)"
     fi
+    # The singular values alone of a matrix large enough for gesvdp (n = 2048).
+    $PY tests/py/svdvals.py $OUT/sv_ref.npz 2048
+    GPUSHIM_LOG=$OUT/sv.log shim $PY tests/py/svdvals.py $OUT/sv_gpu.npz 2048
+    if $PY tests/py/compare.py $OUT/sv_ref.npz $OUT/sv_gpu.npz &&
+        [ "$(count $OUT/sv.log -- where=gpu routine=dgesdd opts=NN)" = 1 ]; then
+        ok "singular values alone at n = 2048 (gesvdp): equal, on the GPU"
+    else
+        bad "singular values alone at n = 2048 (sv.log)"
+    fi
 fi
 
 # 4. The residency cache's hazards on the real CUDA (tests/t_cache.sh has the expected hits).
