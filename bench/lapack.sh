@@ -3,14 +3,29 @@
 # OpenBLAS), the same under gpushim, and CuPy with copies.  Needs a GPU, NumPy, SciPy and CuPy.  Writes
 # bench/results/lapack.jsonl, lapack.log (the offload log of the gpushim run) and lapack.md (RESULTS=DIR to
 # put them elsewhere).  SIZES, BIG, REPEAT and the cases (arguments) as bench/lapack.py takes them.
+# RUNS (default "gpushim cupy cpu"): the columns to measure; lapack.jsonl keeps the lines of the others,
+# so that a case too long for one command can be measured a column at a time.
 # bench/lapack.sh --table: only the table, from the lapack.jsonl there is (of a run that was stopped early).
 . "$(dirname "$0")/lib.sh"
 J=$R/lapack.jsonl
 if [ "${1:-}" != --table ]; then
-    : >"$J"
-    run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/lapack.log" $PY bench/lapack.py numpy "$@"
-    run cupy $PY bench/lapack.py cupy "$@"
-    run cpu $PY bench/lapack.py numpy "$@"
+    cols=${RUNS:-gpushim cupy cpu}
+    touch "$J"
+    for c in $cols; do
+        case $c in
+        gpushim | cupy | cpu) ;;
+        *) echo "bench/lapack.sh: RUNS: unknown run '$c' (gpushim, cupy or cpu)" >&2; exit 2 ;;
+        esac
+        grep -v "^{\"run\": \"$c\"" "$J" >"$J.tmp" || true
+        mv "$J.tmp" "$J"
+    done
+    for c in $cols; do
+        case $c in
+        gpushim) run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/lapack.log" $PY bench/lapack.py numpy "$@" ;;
+        cupy) run cupy $PY bench/lapack.py cupy "$@" ;;
+        cpu) run cpu $PY bench/lapack.py numpy "$@" ;;
+        esac
+    done
 fi
 $PY - "$J" <<'PY' | tee "$R/lapack.md"
 import json, sys
