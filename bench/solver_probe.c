@@ -3,7 +3,7 @@
  * Decides which SVD the shim uses and what is left of a LAPACK call's time for the copies.
  * build: cc -O2 -I/usr/local/cuda/include bench/solver_probe.c -L/usr/local/cuda/lib64 -lcusolver -lcublas -lcudart
  * usage: solver_probe [N_SVD [N_LU [NRHS]]]   (defaults 4096 8192 64; LU with each getrf algorithm)
- *        solver_probe values M N [M N ...]  (singular values alone: gesvd against gesvdp)
+ *        solver_probe values M N [M N ...]  (singular values alone, M >= N: gesvd against gesvdp)
  *        solver_probe grid                   (which small shapes and special matrices gesvdp refuses) */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
