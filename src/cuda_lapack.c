@@ -128,6 +128,9 @@ typedef struct {
     bool svdp;    /* the SVD by gesvdp (gs_svdp_econ) */
 } gs_dmem_t;
 
+/* min(m, n) of the call. */
+static int64_t gs_lapack_mn(const gs_lapack_t *p) { return p->m < p->n ? p->m : p->n; }
+
 /* How gesvdp serves an SVD: its econ argument (0: every vector, 1: min(m, n) of them, or none), or -1 when
  * gesvd serves it: the jobs for U and VT differ, or no vectors are wanted of a matrix under GS_SVDP_VALUES_MIN.
  * gesvdp (polar decomposition and syevd) is faster than gesvd (QR iteration) on large matrices on the H200:
@@ -139,8 +142,7 @@ enum { GS_SVDP_VALUES_MIN = 2048 };
 static int gs_svdp_econ(const gs_lapack_t *p)
 {
     char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
-    int64_t mn = p->m < p->n ? p->m : p->n;
-    return ju != jv || (ju == 'N' && mn < GS_SVDP_VALUES_MIN) ? -1 : ju != 'A';
+    return ju != jv || (ju == 'N' && gs_lapack_mn(p) < GS_SVDP_VALUES_MIN) ? -1 : ju != 'A';
 }
 
 static cusolverEigMode_t gs_svdp_mode(const gs_lapack_t *p)
@@ -149,15 +151,14 @@ static cusolverEigMode_t gs_svdp_mode(const gs_lapack_t *p)
 }
 
 /* Columns of the V that gesvdp returns. */
-static int64_t gs_svdp_nv(const gs_lapack_t *p) { return p->job1 == 'A' ? p->n : p->m < p->n ? p->m : p->n; }
+static int64_t gs_svdp_nv(const gs_lapack_t *p) { return p->job1 == 'A' ? p->n : gs_lapack_mn(p); }
 
 /* Device elements gesvdp needs besides its workspace: V (transposed into VT afterwards), a copy of A, from which
  * gesvd starts again when gesvdp had to perturb A, and without vectors a scratch U: gesvdp writes to U and V
  * even then (handed NULL ones, it made an illegal memory access on the H200). */
 static size_t gs_svdp_extra(const gs_lapack_t *p)
 {
-    int64_t mn = p->m < p->n ? p->m : p->n;
-    return (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * mn : 0));
+    return (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * gs_lapack_mn(p) : 0));
 }
 
 /* The workspace cuSOLVER needs for p (device bytes, host bytes); *svdp tells whether gesvdp serves an SVD. */
@@ -261,7 +262,7 @@ static int gs_sol_work(gs_call_t *c, const gs_lapack_t *p, int64_t ld0, int64_t 
 /* Length in elements of the vector output or input (tau, eigenvalues, singular values), and whether it is real. */
 static int64_t gs_vec_len(const gs_lapack_t *p, bool *real)
 {
-    int64_t mn = p->m < p->n ? p->m : p->n;
+    int64_t mn = gs_lapack_mn(p);
     *real = false;
     switch (p->op) {
     case GS_OP_geqrf:
@@ -286,7 +287,7 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
                        void *hwork, size_t hbytes, int *done)
 {
     cudaDataType t = gs_dtype[p->prec], r = gs_rtype[p->prec];
-    int64_t m = p->m, n = p->n, mn = m < n ? m : n, nv = gs_svdp_nv(p);
+    int64_t m = p->m, n = p->n, mn = gs_lapack_mn(p), nv = gs_svdp_nv(p);
     size_t es = gs_prec_size(p->prec), rs = gs_prec_complex(p->prec) ? es / 2 : es;
     bool vecs = p->job1 != 'N';
     char *v = x->copy, *a0 = v + (size_t)(n * nv) * es, *u = vecs ? d[1] : a0 + (size_t)(m * n) * es;
@@ -320,8 +321,8 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
         memcpy(one, f, sizeof f);
     }
     GS_TRY(c, gs_geam_names[p->prec],
-           ((gs_geam_fn *)gs_cuda.geam[p->prec])(gs_cuda.handle, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T, CUBLAS_OP_N, nv,
-                                n, one, v, n, zero, d[2], ld[2], d[2], ld[2]));
+           ((gs_geam_fn *)gs_cuda.geam[p->prec])(gs_cuda.handle, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T,
+                                                 CUBLAS_OP_N, nv, n, one, v, n, zero, d[2], ld[2], d[2], ld[2]));
     return GS_OK;
 }
 
@@ -542,7 +543,7 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     if ((rc = gs_small_copy(c, info, x.info, sizeof info, cudaMemcpyDeviceToHost)) != GS_OK)
         goto out;
     if (npiv && p->op != GS_OP_getrs && p->op != GS_OP_getri &&
-        (rc = gs_small_copy(c, hpiv, x.ipiv, (size_t)(p->m < p->n ? p->m : p->n) * 8, cudaMemcpyDeviceToHost)) != GS_OK)
+        (rc = gs_small_copy(c, hpiv, x.ipiv, (size_t)gs_lapack_mn(p) * 8, cudaMemcpyDeviceToHost)) != GS_OK)
         goto out;
     if (vbytes && p->op != GS_OP_orgqr && p->op != GS_OP_ormqr && p->op != GS_OP_gels &&
         (rc = gs_small_copy(c, hvec, x.vec, vbytes, cudaMemcpyDeviceToHost)) != GS_OK)
@@ -570,7 +571,7 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     if (rc != GS_OK)
         goto out;
     if (npiv && p->op != GS_OP_getrs && p->op != GS_OP_getri)
-        for (int64_t i = 0; i < (p->m < p->n ? p->m : p->n); i++)
+        for (int64_t i = 0; i < gs_lapack_mn(p); i++)
             gs_lapack_set_int(p, p->ipiv, i, ((int64_t *)hpiv)[i]);
     if (vbytes && p->op != GS_OP_orgqr && p->op != GS_OP_ormqr && p->op != GS_OP_gels) {
         void *dst = p->op == GS_OP_geqrf ? p->tau : p->w;
