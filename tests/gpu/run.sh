@@ -6,7 +6,7 @@
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
 # usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites log loading cache; default all)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
-#   default 3000) for the group suites
+#   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
 GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites log loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
@@ -170,6 +170,25 @@ if want suites; then
         cat $S/out* >$f
     }
     passed() { grep -Eo '[0-9]+ passed' "$1" | awk '{s += $1} END {print s + 0 " passed"}'; }
+    # Processes on one GPU without MPS take turns on it in time slices: on the H200 each tiny forced call of
+    # NumPy's suite took about 1 ms in 8 shares (0.15 ms in one process), and the suite did not finish in
+    # 7 minutes; under an MPS server it took 85 s.  So unless SUITE_MPS=0, or an MPS server already answers
+    # (CUDA_MPS_PIPE_DIRECTORY), the group starts one of its own for its shares and stops it after them.
+    mps=
+    mps_stop() { echo quit | nvidia-cuda-mps-control; unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY; }
+    if [ "${SUITE_MPS:-1}" != 0 ] && [ ! -p "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ] &&
+        command -v nvidia-cuda-mps-control >/dev/null; then
+        export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpushim-mps CUDA_MPS_LOG_DIRECTORY=/tmp/gpushim-mps/log
+        mkdir -p $CUDA_MPS_LOG_DIRECTORY
+        if nvidia-cuda-mps-control -d; then
+            mps=1
+            echo "suites: the shares share the GPU through an MPS server"
+            trap mps_stop EXIT
+            trap 'exit 143' INT TERM
+        else
+            unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+        fi
+    fi
     # NumPy's suite with every eligible call forced; SciPy's, whose tests make millions of small BLAS calls,
     # with LAPACK forced and BLAS on the CPU, as in tests/t_pylinalg.sh.
     for suite in ${LINALG_SUITES:-numpy.linalg scipy.linalg}; do
@@ -187,6 +206,10 @@ if want suites; then
                 $OUT/$suite.gpu) shares stopped by SUITE_TIMEOUT)"
         fi
     done
+    if [ -n "$mps" ]; then
+        mps_stop
+        trap - EXIT INT TERM
+    fi
 fi
 
 # 6. The log on the real GPU: the device named by the gpu event, call sites of the Python program's own lines,
