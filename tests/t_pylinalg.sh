@@ -21,8 +21,7 @@ suite() {
         test ! -s $W/$name.new
     sed "s/^/    new in $name: /" $W/$name.new
     sed -n "s/^known /    known, failed in $name: /p" $W/$name.cmp
-    gpu=$(awk '$1 == "gpushim:" && $2 ~ /(getrf|gesv|gesdd|syevd|heevd|geev|potrf|geqrf)$/ && $4 ~ /^[0-9]+$/ {s += $4}
-        END {print s + 0}' $W/$name.out)
+    gpu=$(awk -f tests/lapack_gpu_calls.awk $W/$name.out)
     check "$name: LAPACK calls on the GPU path ($gpu)" test "$gpu" -gt 0
 }
 
