@@ -16,9 +16,6 @@
 #define GS_RESERVE ((size_t)256 << 20)
 
 /* cuBLAS signatures with every pointer as void: the same ABI as each precision's own prototype. */
-typedef cublasStatus_t gs_cublas_gemm_fn(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t,
-                                         int64_t, const void *, const void *, int64_t, const void *, int64_t,
-                                         const void *, void *, int64_t);
 typedef cublasStatus_t gs_cublas_symm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, int64_t, int64_t,
                                          const void *, const void *, int64_t, const void *, int64_t, const void *,
                                          void *, int64_t);
@@ -27,14 +24,8 @@ typedef cublasStatus_t gs_cublas_syrk_fn(cublasHandle_t, cublasFillMode_t, cubla
 typedef cublasStatus_t gs_cublas_syr2k_fn(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int64_t, int64_t,
                                           const void *, const void *, int64_t, const void *, int64_t, const void *,
                                           void *, int64_t);
-typedef cublasStatus_t gs_cublas_trmm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
-                                         cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
-                                         const void *, int64_t, void *, int64_t);
 typedef cublasStatus_t gs_cublas_gemv_fn(cublasHandle_t, cublasOperation_t, int64_t, int64_t, const void *,
                                          const void *, int64_t, const void *, int64_t, const void *, void *, int64_t);
-typedef cublasStatus_t gs_cublas_trsm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
-                                         cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
-                                         void *, int64_t);
 
 static int gs_cuda_start(gs_call_t *c)
 {

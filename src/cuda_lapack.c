@@ -39,9 +39,6 @@ typedef cusolverStatus_t gs_ormqr_fn(cusolverDnHandle_t, cublasSideMode_t, cubla
                                      const void *, int, const void *, void *, int, void *, int, int *);
 typedef cublasStatus_t gs_geam_fn(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t, const void *,
                                   const void *, int64_t, const void *, const void *, int64_t, void *, int64_t);
-typedef cublasStatus_t gs_trsm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
-                                  cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t, void *,
-                                  int64_t);
 
 /* cuSOLVER's state; written under the GPU lock. */
 static struct {
@@ -161,6 +158,22 @@ static size_t gs_svdp_extra(const gs_lapack_t *p)
     return (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * gs_lapack_mn(p) : 0));
 }
 
+/* The SVD that gelsd (m >= n) makes: of the n x n matrix that A or its R leaves, with n vectors each side. */
+static gs_lapack_t gs_gelsd_svd(const gs_lapack_t *p)
+{
+    return (gs_lapack_t){.op = GS_OP_gesdd, .prec = p->prec, .m = p->n, .n = p->n, .job1 = 'S'};
+}
+
+/* Device elements gelsd needs besides its workspace: tau, R, U, VT and U^H B (n x nrhs), then what its SVD
+ * needs (gs_svdp_extra), each part from a multiple of 256 bytes. */
+static size_t gs_gelsd_extra(const gs_lapack_t *p, bool svdp, size_t es)
+{
+    gs_lapack_t s = gs_gelsd_svd(p);
+    size_t nn = (size_t)p->n * (size_t)p->n * es;
+    return gs_round256((size_t)p->n * es) + 3 * gs_round256(nn) + gs_round256((size_t)p->n * (size_t)p->nrhs * es) +
+           (svdp ? gs_svdp_extra(&s) * es : 0);
+}
+
 /* The workspace cuSOLVER needs for p (device bytes, host bytes); *svdp tells whether gesvdp serves an SVD. */
 static int gs_sol_work(gs_call_t *c, const gs_lapack_t *p, int64_t ld0, int64_t ld1, size_t *dev, size_t *host,
                        bool *svdp)
@@ -191,17 +204,25 @@ static int gs_sol_work(gs_call_t *c, const gs_lapack_t *p, int64_t ld0, int64_t 
         *dev = (size_t)lw * es;
         break;
     case GS_OP_geqrf:
-    case GS_OP_gels: {
-        size_t d2 = 0;
+    case GS_OP_gels:
+    case GS_OP_gelsd: {
+        size_t d2 = 0, h2 = 0;
         GS_SOL(c, cusolverDnXgeqrf_bufferSize, (h, q, m, n, t, NULL, ld0, t, NULL, t, dev, host));
-        if (p->op == GS_OP_gels) {
+        if (p->op != GS_OP_geqrf) {
             GS_TRY(c, gs_sol_names[GS_SOL_ORMQR][p->prec],
                    ((gs_ormqr_bs_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][1])(
                        h, CUBLAS_SIDE_LEFT, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T, (int)m,
                        (int)p->nrhs, (int)n, NULL, (int)ld0, NULL, NULL, (int)ld1, &lw));
-            d2 = (size_t)lw * es;
+            *dev = *dev > (size_t)lw * es ? *dev : (size_t)lw * es;
+        }
+        if (p->op == GS_OP_gelsd) {
+            gs_lapack_t s = gs_gelsd_svd(p);
+            int rc = gs_sol_work(c, &s, n, n, &d2, &h2, svdp);
+            if (rc != GS_OK)
+                return rc;
         }
         *dev = *dev > d2 ? *dev : d2;
+        *host = *host > h2 ? *host : h2;
         break;
     }
     case GS_OP_orgqr:
@@ -272,7 +293,8 @@ static int64_t gs_vec_len(const gs_lapack_t *p, bool *real)
     case GS_OP_syevd:
     case GS_OP_syev: *real = true; return p->n;
     case GS_OP_gesdd:
-    case GS_OP_gesvd: *real = true; return mn;
+    case GS_OP_gesvd:
+    case GS_OP_gelsd: *real = true; return mn;
     case GS_OP_geev: *real = !gs_prec_complex(p->prec); return *real ? 2 * p->n : p->n;
     default: return 0;
     }
@@ -323,6 +345,114 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
     GS_TRY(c, gs_geam_names[p->prec],
            ((gs_geam_fn *)gs_cuda.geam[p->prec])(gs_cuda.handle, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T,
                                                  CUBLAS_OP_N, nv, n, one, v, n, zero, d[2], ld[2], d[2], ld[2]));
+    return GS_OK;
+}
+
+/* An SVD: A in d[0], the singular values into x->vec, and U and VT where wanted in the next matrices of d.
+ * gesvdp computes it where gs_sol_work chose it, and gesvd where it did not or gesvdp gave the call back. */
+static int gs_sol_svd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, char *const *d, const int64_t *ld,
+                      void *hwork, size_t hbytes)
+{
+    cudaDataType t = gs_dtype[p->prec], r = gs_rtype[p->prec];
+    int64_t m = p->m, n = p->n;
+    signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
+    int iu = ju != 'N' ? 1 : 0, iv = jv != 'N' ? 1 + iu : 0, done = 0;
+    if (x->svdp) {
+        int rc = gs_sol_svdp(c, p, x, d, ld, hwork, hbytes, &done);
+        if (rc != GS_OK)
+            return rc;
+    }
+    if (!done)
+        GS_SOL(c, cusolverDnXgesvd, (gs_sol.handle, gs_sol.params, ju, jv, m, n, t, d[0], ld[0], r, x->vec, t,
+                                     iu ? d[iu] : NULL, iu ? ld[iu] : m > 0 ? m : 1, t, iv ? d[iv] : NULL,
+                                     iv ? ld[iv] : n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes, x->info));
+    return GS_OK;
+}
+
+/* Least squares as gelsd computes them, for m >= n.  When m > n, A = QR and B becomes Q^H B, whose rows n to m
+ * then hold the residual as LAPACK's do, and R's triangle is copied out as the product triu(R) I.  Then R (or
+ * the square A) = U S V^H, and B's first n rows become V S^+ U^H B, where S^+ drops the singular values at or
+ * below rcond times the largest (machine precision for an rcond outside (0, 1)), as xLALSD does.  S^+ is
+ * applied on the host, which needs the singular values for the rank anyway: hs receives them and hc U^H B;
+ * hones holds n ones.  A non-zero INFO leaves the rest undone, for the caller to see. */
+static int gs_sol_gelsd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, char *const *d, const int64_t *ld,
+                        void *hwork, size_t hbytes, const char *hones, char *hs, char *hc, int64_t *rank)
+{
+    cusolverDnHandle_t h = gs_sol.handle;
+    cusolverDnParams_t q = gs_sol.params;
+    cudaDataType t = gs_dtype[p->prec];
+    int64_t m = p->m, n = p->n, nr = p->nrhs;
+    size_t es = gs_prec_size(p->prec), nn = gs_round256((size_t)(n * n) * es);
+    bool single = p->prec == GS_P_S || p->prec == GS_P_C;
+    cublasOperation_t ht = gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T;
+    gs_cublas_gemm_fn *gemm = (gs_cublas_gemm_fn *)gs_cuda.blas[GS_OP_gemm][p->prec];
+    const char *gemm_name = gs_cublas_names[GS_OP_gemm][p->prec];
+    _Alignas(16) double one[2] = {1, 0}, zero[2] = {0, 0};
+    if (single) {
+        float f[2] = {1, 0};
+        memcpy(one, f, sizeof f);
+    }
+    char *tau = x->copy, *rt = tau + gs_round256((size_t)n * es), *u = rt + nn, *vt = u + nn, *cm = vt + nn;
+    char *a = d[0];
+    int64_t lda = ld[0];
+    if (m > n) {
+        GS_SOL(c, cusolverDnXgeqrf, (h, q, m, n, t, d[0], ld[0], t, tau, t, x->work, x->work_bytes, hwork, hbytes,
+                                     x->info));
+        GS_TRY(c, gs_sol_names[GS_SOL_ORMQR][p->prec],
+               ((gs_ormqr_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][0])(h, CUBLAS_SIDE_LEFT, ht, (int)m, (int)nr, (int)n,
+                                                                      d[0], (int)ld[0], tau, d[1], (int)ld[1],
+                                                                      x->work, (int)(x->work_bytes / es),
+                                                                      x->info + 1));
+        /* the identity in u, which the SVD overwrites afterwards */
+        GS_CUDA(c, cudaMemsetAsync, (u, 0, (size_t)(n * n) * es, gs_cuda.stream));
+        GS_CUDA(c, cudaMemcpy2DAsync, (u, (size_t)(n + 1) * es, hones, es, es, (size_t)n, cudaMemcpyHostToDevice,
+                                       gs_cuda.stream));
+        GS_TRY(c, gs_cublas_names[GS_OP_trmm][p->prec],
+               ((gs_cublas_trmm_fn *)gs_cuda.blas[GS_OP_trmm][p->prec])(gs_cuda.handle, CUBLAS_SIDE_LEFT,
+                                                                        CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                                                        CUBLAS_DIAG_NON_UNIT, n, n, one, d[0], ld[0],
+                                                                        u, n, rt, n));
+        a = rt, lda = n;
+    }
+    gs_lapack_t s = gs_gelsd_svd(p);
+    gs_dmem_t sx = *x;
+    sx.copy = cm + gs_round256((size_t)(n * nr) * es);
+    char *sd[3] = {a, u, vt};
+    int64_t sld[3] = {lda, n, n};
+    int rc = gs_sol_svd(c, &s, &sx, sd, sld, hwork, hbytes);
+    if (rc != GS_OK)
+        return rc;
+    GS_TRY(c, gemm_name, gemm(gs_cuda.handle, ht, CUBLAS_OP_N, n, nr, n, one, u, n, d[1], ld[1], zero, cm, n));
+    int info[2];
+    size_t rs = single ? 4 : 8;
+    if ((rc = gs_small_copy(c, info, x->info, sizeof info, cudaMemcpyDeviceToHost)) != GS_OK ||
+        (rc = gs_small_copy(c, hs, x->vec, (size_t)n * rs, cudaMemcpyDeviceToHost)) != GS_OK ||
+        (rc = gs_small_copy(c, hc, cm, (size_t)(n * nr) * es, cudaMemcpyDeviceToHost)) != GS_OK)
+        return rc;
+    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
+    if (info[0] || info[1])
+        return GS_OK;
+    /* in the routine's precision, as LAPACK compares */
+    double eps = single ? FLT_EPSILON / 2 : DBL_EPSILON / 2, rcnd = p->rcond <= 0 || p->rcond >= 1 ? eps : p->rcond;
+    double smax = single ? ((float *)hs)[0] : ((double *)hs)[0];
+    double tol = single ? (double)((float)rcnd * (float)smax) : rcnd * smax;
+    *rank = 0;
+    for (int64_t i = 0; i < n; i++)
+        *rank += (single ? ((float *)hs)[i] : ((double *)hs)[i]) > tol;
+    /* row i of U^H B divided by singular value i, or zero; a complex element is two reals */
+    size_t parts = es / rs, e = 0;
+    for (int64_t j = 0; j < nr; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double sv = single ? ((float *)hs)[i] : ((double *)hs)[i];
+            for (size_t k = 0; k < parts; k++, e++)
+                if (single)
+                    ((float *)hc)[e] = sv > tol ? ((float *)hc)[e] / (float)sv : 0;
+                else
+                    ((double *)hc)[e] = sv > tol ? ((double *)hc)[e] / sv : 0;
+        }
+    if ((rc = gs_small_copy(c, cm, hc, (size_t)(n * nr) * es, cudaMemcpyHostToDevice)) != GS_OK)
+        return rc;
+    GS_TRY(c, gemm_name, gemm(gs_cuda.handle, ht, CUBLAS_OP_N, n, nr, n, one, vt, n, cm, n, zero, d[1], ld[1]));
     return GS_OK;
 }
 
@@ -391,10 +521,9 @@ static int gs_sol_compute(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x
                    h, CUBLAS_SIDE_LEFT, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T, (int)m, (int)p->nrhs,
                    (int)n, d[0], (int)ld[0], x->vec, d[1], (int)ld[1], x->work, lw, x->info + 1));
         GS_TRY(c, gs_cublas_names[GS_OP_trsm][p->prec],
-               ((gs_trsm_fn *)gs_cuda.blas[GS_OP_trsm][p->prec])(gs_cuda.handle, CUBLAS_SIDE_LEFT,
-                                                                 CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                                                                 CUBLAS_DIAG_NON_UNIT, n, p->nrhs, one, d[0], ld[0],
-                                                                 d[1], ld[1]));
+               ((gs_cublas_trsm_fn *)gs_cuda.blas[GS_OP_trsm][p->prec])(
+                   gs_cuda.handle, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n,
+                   p->nrhs, one, d[0], ld[0], d[1], ld[1]));
         break;
     case GS_OP_orgqr:
         GS_TRY(c, gs_sol_names[GS_SOL_ORGQR][p->prec],
@@ -413,21 +542,7 @@ static int gs_sol_compute(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x
                                      x->work, x->work_bytes, hwork, hbytes, x->info));
         break;
     case GS_OP_gesdd:
-    case GS_OP_gesvd: {
-        signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
-        int iu = ju != 'N' ? 1 : 0, iv = jv != 'N' ? 1 + iu : 0, done = 0;
-        if (x->svdp) {
-            int rc = gs_sol_svdp(c, p, x, d, ld, hwork, hbytes, &done);
-            if (rc != GS_OK)
-                return rc;
-        }
-        if (!done)
-            GS_SOL(c, cusolverDnXgesvd, (h, q, ju, jv, m, n, t, d[0], ld[0], r, x->vec, t, iu ? d[iu] : NULL,
-                                         iu ? ld[iu] : m > 0 ? m : 1, t, iv ? d[iv] : NULL,
-                                         iv ? ld[iv] : n > 0 ? n : 1, t, x->work, x->work_bytes, hwork, hbytes,
-                                         x->info));
-        break;
-    }
+    case GS_OP_gesvd: return gs_sol_svd(c, p, x, d, ld, hwork, hbytes);
     case GS_OP_geev: {
         cudaDataType w = gs_prec_complex(p->prec) ? t : r;
         bool vr = p->job2 == 'V';
@@ -438,11 +553,10 @@ static int gs_sol_compute(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x
     }
     case GS_OP_trtrs:
         GS_TRY(c, gs_cublas_names[GS_OP_trsm][p->prec],
-               ((gs_trsm_fn *)gs_cuda.blas[GS_OP_trsm][p->prec])(gs_cuda.handle, CUBLAS_SIDE_LEFT, gs_fill(p->uplo),
-                                                                 gs_op(p->trans),
-                                                                 p->diag == 'U' ? CUBLAS_DIAG_UNIT
-                                                                                : CUBLAS_DIAG_NON_UNIT,
-                                                                 n, p->nrhs, one, d[0], ld[0], d[1], ld[1]));
+               ((gs_cublas_trsm_fn *)gs_cuda.blas[GS_OP_trsm][p->prec])(
+                   gs_cuda.handle, CUBLAS_SIDE_LEFT, gs_fill(p->uplo), gs_op(p->trans),
+                   p->diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n, p->nrhs, one, d[0], ld[0], d[1],
+                   ld[1]));
         break;
     case GS_OP_trtri:
         GS_SOL(c, cusolverDnXtrtri, (h, gs_fill(p->uplo), p->diag == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n,
@@ -498,12 +612,16 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     bool real;
     int64_t nvec = gs_vec_len(p, &real), npiv = gs_has_pivots(p->op) ? (p->m > p->n ? p->m : p->n) : 0;
     size_t vbytes = (size_t)nvec * (real ? es / (gs_prec_complex(p->prec) ? 2 : 1) : es);
-    size_t cbytes = p->op == GS_OP_getri ? (size_t)p->n * (size_t)p->n * es : svdp ? gs_svdp_extra(p) * es : 0;
+    size_t cbytes = p->op == GS_OP_getri   ? (size_t)p->n * (size_t)p->n * es
+                    : p->op == GS_OP_gelsd ? gs_gelsd_extra(p, svdp, es)
+                    : svdp                 ? gs_svdp_extra(p) * es
+                                           : 0;
     size_t off_ipiv = gs_round256(dwork), off_vec = off_ipiv + gs_round256((size_t)npiv * 8),
            off_copy = off_vec + gs_round256(vbytes), off_info = off_copy + gs_round256(cbytes);
-    /* Host memory: cuSOLVER's host workspace (or getri's diagonal of ones), pivots, the vector, R's diagonal. */
+    /* Host memory: cuSOLVER's host workspace (or getri's diagonal of ones), pivots, the vector, R's diagonal
+     * (gelsd: n ones), and trtri's triangle or gelsd's U^H B. */
     size_t hwork_bytes = p->op == GS_OP_getri ? (size_t)p->n * es : hbytes;
-    size_t tbytes = p->op == GS_OP_trtri ? (size_t)p->n * (size_t)p->n * es : 0;
+    size_t tbytes = (size_t)p->n * (size_t)(p->op == GS_OP_trtri ? p->n : p->op == GS_OP_gelsd ? p->nrhs : 0) * es;
     size_t hsize = hwork_bytes + (size_t)npiv * 8 + vbytes + (size_t)p->n * es + tbytes + 64;
     char *hmem = malloc(hsize), *dx = NULL;
     if (!hmem) {
@@ -518,7 +636,7 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     if (rc != GS_OK)
         goto out;
     gs_dmem_t x = {dx, dwork, (int64_t *)(dx + off_ipiv), dx + off_vec, dx + off_copy, (int *)(dx + off_info), svdp};
-    /* Inputs besides the matrices: pivots in 64 bits, Householder scalars; getri's ones. */
+    /* Inputs besides the matrices: pivots in 64 bits, Householder scalars; getri's and gelsd's ones. */
     if (p->op == GS_OP_getrs || p->op == GS_OP_getri) {
         for (int64_t i = 0; i < p->n; i++)
             ((int64_t *)hpiv)[i] = gs_lapack_int(p, p->ipiv, i);
@@ -528,16 +646,19 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     if ((p->op == GS_OP_orgqr || p->op == GS_OP_ormqr) &&
         (rc = gs_small_copy(c, x.vec, p->tau, vbytes, cudaMemcpyHostToDevice)) != GS_OK)
         goto out;
-    if (p->op == GS_OP_getri)
-        for (int64_t i = 0; i < p->n; i++) {
-            memset(hwork + (size_t)i * es, 0, es);
-            if (p->prec == GS_P_S || p->prec == GS_P_C)
-                *(float *)(hwork + (size_t)i * es) = 1;
-            else
-                *(double *)(hwork + (size_t)i * es) = 1;
-        }
+    char *ones = p->op == GS_OP_getri ? hwork : p->op == GS_OP_gelsd ? hdiag : NULL;
+    for (int64_t i = 0; ones && i < p->n; i++) {
+        memset(ones + (size_t)i * es, 0, es);
+        if (p->prec == GS_P_S || p->prec == GS_P_C)
+            *(float *)(ones + (size_t)i * es) = 1;
+        else
+            *(double *)(ones + (size_t)i * es) = 1;
+    }
+    int64_t rank = 0;
     if ((rc = gs_small_copy(c, x.info, info, sizeof info, cudaMemcpyHostToDevice)) != GS_OK ||
-        (rc = gs_sol_compute(c, p, &x, d, ld, hwork, hbytes)) != GS_OK)
+        (rc = p->op == GS_OP_gelsd
+                  ? gs_sol_gelsd(c, p, &x, d, ld, hwork, hbytes, hdiag, hvec, hdiag + (size_t)p->n * es, &rank)
+                  : gs_sol_compute(c, p, &x, d, ld, hwork, hbytes)) != GS_OK)
         goto out;
     /* INFO first: nothing is written to user memory unless the device's answer is LAPACK's. */
     if ((rc = gs_small_copy(c, info, x.info, sizeof info, cudaMemcpyDeviceToHost)) != GS_OK)
@@ -573,6 +694,8 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     if (npiv && p->op != GS_OP_getrs && p->op != GS_OP_getri)
         for (int64_t i = 0; i < gs_lapack_mn(p); i++)
             gs_lapack_set_int(p, p->ipiv, i, ((int64_t *)hpiv)[i]);
+    if (p->op == GS_OP_gelsd)
+        gs_lapack_set_int(p, p->rank, 0, rank);
     if (vbytes && p->op != GS_OP_orgqr && p->op != GS_OP_ormqr && p->op != GS_OP_gels) {
         void *dst = p->op == GS_OP_geqrf ? p->tau : p->w;
         if (p->op == GS_OP_geev && real) { /* wr and wi are separate arrays */

@@ -43,6 +43,18 @@ typedef struct {
     size_t scratch_size;
 } gs_cuda_t;
 
+/* Signatures of the gs_cuda.blas entries that both backends call, with every pointer as void: the same ABI as
+ * each precision's own prototype. */
+typedef cublasStatus_t gs_cublas_gemm_fn(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t,
+                                         int64_t, const void *, const void *, int64_t, const void *, int64_t,
+                                         const void *, void *, int64_t);
+typedef cublasStatus_t gs_cublas_trmm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
+                                         cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
+                                         const void *, int64_t, void *, int64_t);
+typedef cublasStatus_t gs_cublas_trsm_fn(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
+                                         cublasDiagType_t, int64_t, int64_t, const void *, const void *, int64_t,
+                                         void *, int64_t);
+
 /* The names of gs_cuda.geam, by precision. */
 GS_HIDDEN extern const char *const gs_geam_names[GS_NPREC];
 /* The cuBLAS entry of each operation and precision, or NULL where cuBLAS has none. */

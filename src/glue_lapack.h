@@ -131,6 +131,31 @@
                       (tr, m, n, nrhs, a, lda, b, ldb, work, &q_, info, ltr)) \
     }
 
+/* gelsd: the complex one has RWORK before IWORK; RCOND is a real of the routine's precision. */
+#define GS_GLUE_gelsd(ID, P, sym, conv, bits) GS_GLUE_gelsd_##P(sym, GS_INT_##bits)
+#define GS_GLUE_gelsd_S(sym, I) GS_GLUE_gelsd_real(sym, I, float)
+#define GS_GLUE_gelsd_D(sym, I) GS_GLUE_gelsd_real(sym, I, double)
+#define GS_GLUE_gelsd_C(sym, I) GS_GLUE_gelsd_complex(sym, I, float)
+#define GS_GLUE_gelsd_Z(sym, I) GS_GLUE_gelsd_complex(sym, I, double)
+#define GS_GLUE_gelsd_real(sym, I, R) \
+    GS_EXPORT void sym(const I *m, const I *n, const I *nrhs, void *a, const I *lda, void *b, const I *ldb, void *s, \
+                       const R *rcond, I *rank, void *work, const I *lwork, I *iwork, I *info) \
+    { \
+        GS_LGLUE_BEGIN \
+        gs_lapack_ls(&p, GS_E_##sym, *m, *n, *nrhs, a, *lda, b, *ldb, s, *rcond, rank, work, *lwork, info); \
+        GS_LGLUE_TAIL(sym, I, (m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info), \
+                      (m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, &q_, iwork, info)) \
+    }
+#define GS_GLUE_gelsd_complex(sym, I, R) \
+    GS_EXPORT void sym(const I *m, const I *n, const I *nrhs, void *a, const I *lda, void *b, const I *ldb, void *s, \
+                       const R *rcond, I *rank, void *work, const I *lwork, void *rwork, I *iwork, I *info) \
+    { \
+        GS_LGLUE_BEGIN \
+        gs_lapack_ls(&p, GS_E_##sym, *m, *n, *nrhs, a, *lda, b, *ldb, s, *rcond, rank, work, *lwork, info); \
+        GS_LGLUE_TAIL(sym, I, (m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info), \
+                      (m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, &q_, rwork, iwork, info)) \
+    }
+
 /* syevd (real) and heevd (complex) */
 #define GS_GLUE_syevd(ID, P, sym, conv, bits) GS_GLUE_syevd_##P(sym, GS_INT_##bits)
 #define GS_GLUE_syevd_S GS_GLUE_syevd_D

@@ -38,7 +38,7 @@ static inline bool gs_prec_complex(int p) { return p >= GS_P_C; }
     X(gemm) X(symm) X(hemm) X(syrk) X(herk) X(syr2k) X(her2k) X(trmm) X(trsm) X(gemv) X(dot) X(dotsub) X(axpy)
 #define GS_LAPACK_OPS(X) \
     X(getrf) X(getrs) X(gesv) X(getri) X(potrf) X(potrs) X(posv) X(potri) X(geqrf) X(orgqr) X(ormqr) X(gels) \
-    X(syevd) X(syev) X(gesdd) X(gesvd) X(geev) X(trtrs) X(trtri)
+    X(gelsd) X(syevd) X(syev) X(gesdd) X(gesvd) X(geev) X(trtrs) X(trtri)
 typedef enum {
 #define GS_X_OP(op) GS_OP_##op,
     GS_BLAS_OPS(GS_X_OP) GS_LAPACK_OPS(GS_X_OP)

@@ -77,6 +77,15 @@ void gs_lapack_qr(gs_lapack_t *p, unsigned e, char side, char trans, int64_t m, 
     }
 }
 
+void gs_lapack_ls(gs_lapack_t *p, unsigned e, int64_t m, int64_t n, int64_t nrhs, void *a, int64_t lda, void *b,
+                  int64_t ldb, void *s, double rcond, void *rank, void *work, int64_t lwork, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->m = m, p->n = n, p->nrhs = nrhs, p->b = b, p->ldb = ldb, p->w = s, p->rcond = rcond, p->rank = rank;
+    p->work = work, p->lwork = lwork, p->has_work = true;
+    p->valid = m >= 0 && n >= 0 && nrhs >= 0 && lda >= gs_max1(m) && ldb >= gs_max1(gs_max(m, n));
+}
+
 void gs_lapack_eigh(gs_lapack_t *p, unsigned e, char jobz, char uplo, int64_t n, void *a, int64_t lda, void *w,
                     void *work, int64_t lwork, void *rwork, int64_t lrwork, void *iwork, int64_t liwork, void *info)
 {
@@ -167,6 +176,7 @@ int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch
         return 2;
     }
     case GS_OP_gels:
+    case GS_OP_gelsd: /* gelsd destroys A: copied back as the GPU left it, like the SVD's */
         o[0] = (gs_operand_t){p->a, m, n, p->lda, 1, 1};
         o[1] = (gs_operand_t){p->b, gs_max(m, n), p->nrhs, p->ldb, 1, 1};
         return 2;
@@ -227,6 +237,10 @@ static double gs_lapack_flops(const gs_lapack_t *p)
         f = 4 * big * mn * mn - 4 * mn * mn * mn / 3 + (p->job1 != 'N' ? 8 * big * mn * mn + 4 * mn * mn * mn : 0);
         break;
     }
+    case GS_OP_gelsd: /* QR when m > n, the SVD of an mn x mn matrix with its vectors, and the products */
+        f = (m > n ? 2 * m * n * mn - (m + n) * mn * mn + 2 * mn * mn * mn / 3 + 4 * m * n * r : 0) +
+            44 * mn * mn * mn / 3 + 4 * mn * mn * r;
+        break;
     case GS_OP_geev: f = (p->job1 == 'V' || p->job2 == 'V' ? 25 : 10) * n * n * n; break;
     case GS_OP_trtrs: f = n * n * r; break;
     default: f = n * n * n / 3; break; /* trtri */
@@ -242,7 +256,7 @@ static void gs_lapack_describe(gs_call_t *c, const gs_lapack_t *p)
     static const char *const dims[GS_NOPS] = {
         [GS_OP_getrf] = "mn", [GS_OP_getrs] = "nr", [GS_OP_gesv] = "nr", [GS_OP_getri] = "n", [GS_OP_potrf] = "n",
         [GS_OP_potrs] = "nr", [GS_OP_posv] = "nr", [GS_OP_potri] = "n", [GS_OP_geqrf] = "mn",
-        [GS_OP_orgqr] = "mnk", [GS_OP_ormqr] = "mnk", [GS_OP_gels] = "mnr", [GS_OP_syevd] = "n",
+        [GS_OP_orgqr] = "mnk", [GS_OP_ormqr] = "mnk", [GS_OP_gels] = "mnr", [GS_OP_gelsd] = "mnr", [GS_OP_syevd] = "n",
         [GS_OP_syev] = "n", [GS_OP_gesdd] = "mn", [GS_OP_gesvd] = "mn", [GS_OP_geev] = "n", [GS_OP_trtrs] = "nr",
         [GS_OP_trtri] = "n"};
     c->dim_names = dims[p->op];
@@ -267,18 +281,18 @@ bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec)
     return false;
 }
 
-/* True when LAPACK's SVD would scale the m x n matrix A before computing (its largest element, by
- * components, below sqrt(safe minimum) / precision or above the inverse, with a margin of 2 for complex
- * moduli), or when A holds a NaN, which gesdd reports as INFO = -4: cuSOLVER does neither, and on the H200
- * LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4).  Also when A is zero,
- * which LAPACK answers at once. */
-static bool gs_svd_needs_cpu(const gs_lapack_t *p)
+/* True when LAPACK's SVD would scale the m x n matrix x (leading dimension ld) before computing (its largest
+ * element, by components, below sqrt(safe minimum) / precision or above the inverse, with a margin of 2 for
+ * complex moduli), or when it holds a NaN, which gesdd reports as INFO = -4: cuSOLVER does neither, and on the
+ * H200 LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4).  Also when it is
+ * zero, which LAPACK answers at once.  gelsd scales only further out, but its steps square norms. */
+static bool gs_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int64_t n, int64_t ld)
 {
     bool single = p->prec == GS_P_S || p->prec == GS_P_C;
     double small = single ? 9.0949470e-13 : 6.7178761075670888e-139, big = 1 / small, max = 0;
-    size_t es = gs_prec_size(p->prec), half = single ? 4 : 8, count = (size_t)p->m * es / half;
-    for (int64_t j = 0; j < p->n; j++) {
-        const char *col = (const char *)p->a + (size_t)j * (size_t)p->lda * es;
+    size_t es = gs_prec_size(p->prec), half = single ? 4 : 8, count = (size_t)m * es / half;
+    for (int64_t j = 0; j < n; j++) {
+        const char *col = (const char *)x + (size_t)j * (size_t)ld * es;
         for (size_t i = 0; i < count; i++) {
             double v = fabs(single ? (double)((const float *)col)[i] : ((const double *)col)[i]);
             if (isnan(v))
@@ -314,8 +328,14 @@ static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
             return "m < n: cuSOLVER's SVD takes m >= n";
         if (p->job1 == 'O' || p->job2 == 'O')
             return "job 'O' (vectors over A)";
-        if (gs_svd_needs_cpu(p))
+        if (gs_needs_scaling(p, p->a, p->m, p->n, p->lda))
             return "A zero, near underflow or overflow, or with a NaN: LAPACK treats it apart";
+        return NULL;
+    case GS_OP_gelsd:
+        if (p->m < p->n || p->nrhs == 0)
+            return "m < n or no right-hand side: the GPU path takes m >= n";
+        if (gs_needs_scaling(p, p->a, p->m, p->n, p->lda) || gs_needs_scaling(p, p->b, p->m, p->nrhs, p->ldb))
+            return "A or B zero, near underflow or overflow, or with a NaN: LAPACK treats them apart";
         return NULL;
     default:
         return NULL;

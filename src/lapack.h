@@ -22,6 +22,8 @@ typedef struct {
     void *w, *wi;      /* eigenvalues or singular values (real for sy/he/svd); wr and wi of real geev */
     void *u, *vt;      /* U and VT of an SVD; VL and VR of geev */
     int64_t ldu, ldvt;
+    double rcond;      /* gelsd: singular values at or below rcond times the largest count as zero */
+    void *rank;        /* gelsd: the effective rank, in the caller's integer width */
     void *work, *rwork, *iwork; /* the caller's workspace: after the query they hold the optimal sizes */
     int64_t lwork, lrwork, liwork; /* -1 asks for a workspace query; 0 when the routine has no such size */
     void *info;
@@ -35,6 +37,9 @@ GS_HIDDEN void gs_lapack_chol(gs_lapack_t *p, unsigned e, char uplo, int64_t n, 
 GS_HIDDEN void gs_lapack_qr(gs_lapack_t *p, unsigned e, char side, char trans, int64_t m, int64_t n, int64_t k,
                             int64_t nrhs, void *a, int64_t lda, void *tau, void *b, int64_t ldb, void *work,
                             int64_t lwork, void *info);
+GS_HIDDEN void gs_lapack_ls(gs_lapack_t *p, unsigned e, int64_t m, int64_t n, int64_t nrhs, void *a, int64_t lda,
+                            void *b, int64_t ldb, void *s, double rcond, void *rank, void *work, int64_t lwork,
+                            void *info);
 GS_HIDDEN void gs_lapack_eigh(gs_lapack_t *p, unsigned e, char jobz, char uplo, int64_t n, void *a, int64_t lda,
                               void *w, void *work, int64_t lwork, void *rwork, int64_t lrwork, void *iwork,
                               int64_t liwork, void *info);

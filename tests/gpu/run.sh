@@ -92,11 +92,12 @@ if want python; then
     GPUSHIM_LOG=$OUT/pyl.log shim $PY tests/py/lapack_numpy.py $OUT/pyl_gpu.npz 2>$OUT/pyl.err
     n=$(count $OUT/pyl.log -- where=gpu 'routine=*gesdd')
     nv=$(count $OUT/pyl.log -- where=gpu 'routine=*gesdd' opts=NN)
+    nl=$(count $OUT/pyl.log -- where=gpu 'routine=*gelsd')
     if $PY tests/py/compare.py $OUT/pyl_ref.npz $OUT/pyl_gpu.npz && [ "$n" -ge 8 ] && [ "$nv" = 2 ] &&
-        [ ! -s $OUT/pyl.err ]; then
-        ok "numpy/scipy LAPACK: results equal; $(count $OUT/pyl.log -- where=gpu) calls on the GPU, $n of them gesdd ($nv without vectors)"
+        [ "$nl" = 6 ] && [ ! -s $OUT/pyl.err ]; then
+        ok "numpy/scipy LAPACK: results equal; $(count $OUT/pyl.log -- where=gpu) calls on the GPU, $n of them gesdd ($nv without vectors), $nl gelsd"
     else
-        bad "numpy/scipy LAPACK ($n gesdd calls on the GPU, $nv without vectors; pyl.err)"
+        bad "numpy/scipy LAPACK ($n gesdd calls on the GPU, $nv without vectors, $nl gelsd; pyl.err)"
     fi
     # The singular values alone of a matrix large enough for gesvdp (n = 2048).
     $PY tests/py/svdvals.py $OUT/sv_ref.npz 2048
