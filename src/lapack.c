@@ -256,9 +256,9 @@ static void gs_lapack_describe(gs_call_t *c, const gs_lapack_t *p)
     static const char *const dims[GS_NOPS] = {
         [GS_OP_getrf] = "mn", [GS_OP_getrs] = "nr", [GS_OP_gesv] = "nr", [GS_OP_getri] = "n", [GS_OP_potrf] = "n",
         [GS_OP_potrs] = "nr", [GS_OP_posv] = "nr", [GS_OP_potri] = "n", [GS_OP_geqrf] = "mn",
-        [GS_OP_orgqr] = "mnk", [GS_OP_ormqr] = "mnk", [GS_OP_gels] = "mnr", [GS_OP_gelsd] = "mnr", [GS_OP_syevd] = "n",
-        [GS_OP_syev] = "n", [GS_OP_gesdd] = "mn", [GS_OP_gesvd] = "mn", [GS_OP_geev] = "n", [GS_OP_trtrs] = "nr",
-        [GS_OP_trtri] = "n"};
+        [GS_OP_orgqr] = "mnk", [GS_OP_ormqr] = "mnk", [GS_OP_gels] = "mnr", [GS_OP_gelsd] = "mnr",
+        [GS_OP_syevd] = "n", [GS_OP_syev] = "n", [GS_OP_gesdd] = "mn", [GS_OP_gesvd] = "mn", [GS_OP_geev] = "n",
+        [GS_OP_trtrs] = "nr", [GS_OP_trtri] = "n"};
     c->dim_names = dims[p->op];
     for (int i = 0; c->dim_names[i]; i++) {
         char d = c->dim_names[i];
@@ -333,7 +333,7 @@ static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
         return NULL;
     case GS_OP_gelsd:
         if (p->m < p->n || p->nrhs == 0)
-            return "m < n or no right-hand side: the GPU path takes m >= n";
+            return "m < n, or no right-hand side: the GPU path takes m >= n and at least one";
         if (gs_needs_scaling(p, p->a, p->m, p->n, p->lda) || gs_needs_scaling(p, p->b, p->m, p->nrhs, p->ldb))
             return "A or B zero, near underflow or overflow, or with a NaN: LAPACK treats them apart";
         return NULL;
