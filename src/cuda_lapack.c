@@ -158,20 +158,22 @@ static size_t gs_svdp_extra(const gs_lapack_t *p)
     return (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * gs_lapack_mn(p) : 0));
 }
 
-/* The SVD that gelsd (m >= n) makes: of the n x n matrix that A or its R leaves, with n vectors each side. */
+/* The SVD that gelsd makes: of the mn x mn matrix that a square A, or the R of A = QR (m > n) or of A^H = QR
+ * (m < n) leaves, with mn vectors each side. */
 static gs_lapack_t gs_gelsd_svd(const gs_lapack_t *p)
 {
-    return (gs_lapack_t){.op = GS_OP_gesdd, .prec = p->prec, .m = p->n, .n = p->n, .job1 = 'S'};
+    int64_t mn = gs_lapack_mn(p);
+    return (gs_lapack_t){.op = GS_OP_gesdd, .prec = p->prec, .m = mn, .n = mn, .job1 = 'S'};
 }
 
-/* Device elements gelsd needs besides its workspace: tau, R, U, VT and U^H B (n x nrhs), then what its SVD
- * needs (gs_svdp_extra), each part from a multiple of 256 bytes. */
+/* Device bytes gelsd needs besides its workspace: tau, R, U, VT, an mn x nrhs product and A^H when m < n,
+ * then what its SVD needs (gs_svdp_extra), each part from a multiple of 256 bytes. */
 static size_t gs_gelsd_extra(const gs_lapack_t *p, bool svdp, size_t es)
 {
     gs_lapack_t s = gs_gelsd_svd(p);
-    size_t nn = (size_t)p->n * (size_t)p->n * es;
-    return gs_round256((size_t)p->n * es) + 3 * gs_round256(nn) + gs_round256((size_t)p->n * (size_t)p->nrhs * es) +
-           (svdp ? gs_svdp_extra(&s) * es : 0);
+    size_t mn = (size_t)s.n;
+    return gs_round256(mn * es) + 3 * gs_round256(mn * mn * es) + gs_round256(mn * (size_t)p->nrhs * es) +
+           (p->m < p->n ? gs_round256((size_t)p->m * (size_t)p->n * es) : 0) + (svdp ? gs_svdp_extra(&s) * es : 0);
 }
 
 /* The workspace cuSOLVER needs for p (device bytes, host bytes); *svdp tells whether gesvdp serves an SVD. */
@@ -206,18 +208,21 @@ static int gs_sol_work(gs_call_t *c, const gs_lapack_t *p, int64_t ld0, int64_t 
     case GS_OP_geqrf:
     case GS_OP_gels:
     case GS_OP_gelsd: {
+        /* gelsd with m < n factors A^H (n x m, leading dimension n) and applies its Q untransposed */
+        bool wide = p->op == GS_OP_gelsd && m < n;
+        int64_t qm = wide ? n : m, qn = wide ? m : n, qld = wide ? n : ld0;
         size_t d2 = 0, h2 = 0;
-        GS_SOL(c, cusolverDnXgeqrf_bufferSize, (h, q, m, n, t, NULL, ld0, t, NULL, t, dev, host));
+        GS_SOL(c, cusolverDnXgeqrf_bufferSize, (h, q, qm, qn, t, NULL, qld, t, NULL, t, dev, host));
         if (p->op != GS_OP_geqrf) {
             GS_TRY(c, gs_sol_names[GS_SOL_ORMQR][p->prec],
                    ((gs_ormqr_bs_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][1])(
-                       h, CUBLAS_SIDE_LEFT, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T, (int)m,
-                       (int)p->nrhs, (int)n, NULL, (int)ld0, NULL, NULL, (int)ld1, &lw));
+                       h, CUBLAS_SIDE_LEFT, wide ? CUBLAS_OP_N : gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T,
+                       (int)qm, (int)p->nrhs, (int)qn, NULL, (int)qld, NULL, NULL, (int)ld1, &lw));
             *dev = *dev > (size_t)lw * es ? *dev : (size_t)lw * es;
         }
         if (p->op == GS_OP_gelsd) {
             gs_lapack_t s = gs_gelsd_svd(p);
-            int rc = gs_sol_work(c, &s, n, n, &d2, &h2, svdp);
+            int rc = gs_sol_work(c, &s, s.n, s.n, &d2, &h2, svdp);
             if (rc != GS_OK)
                 return rc;
         }
@@ -369,21 +374,23 @@ static int gs_sol_svd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, ch
     return GS_OK;
 }
 
-/* Least squares as gelsd computes them, for m >= n.  When m > n, A = QR and B becomes Q^H B, whose rows n to m
- * then hold the residual as LAPACK's do, and R's triangle is copied out as the product triu(R) I.  Then R (or
- * the square A) = U S V^H, and B's first n rows become V S^+ U^H B, where S^+ drops the singular values at or
- * below rcond times the largest (machine precision for an rcond outside (0, 1)), as xLALSD does.  S^+ is
- * applied on the host, which needs the singular values for the rank anyway: hs receives them and hc U^H B;
- * hones holds n ones.  A non-zero INFO leaves the rest undone, for the caller to see. */
+/* Least squares as gelsd computes them.  A square A is decomposed as it is.  When m > n, A = QR and B becomes
+ * Q^H B, whose rows n to m then hold the residual as LAPACK's do; when m < n, A^H = QR, so that A = R^H Q^H and
+ * the minimum-norm solution is Q times that of R^H.  R's triangle is copied out as the product triu(R) I.  With
+ * R (or A) = U S V^H, the solution of A (or R) is V S^+ U^H B and that of R^H is U S^+ V^H B, where S^+ drops
+ * the singular values at or below rcond times the largest (machine precision for an rcond outside (0, 1)), as
+ * xLALSD does.  S^+ is applied on the host, which needs the singular values for the rank anyway: hs receives
+ * them and hc the mn x nrhs product; hones holds mn ones.  A non-zero INFO leaves the rest undone, for the
+ * caller to see. */
 static int gs_sol_gelsd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, char *const *d, const int64_t *ld,
                         void *hwork, size_t hbytes, const char *hones, char *hs, char *hc, int64_t *rank)
 {
     cusolverDnHandle_t h = gs_sol.handle;
     cusolverDnParams_t q = gs_sol.params;
     cudaDataType t = gs_dtype[p->prec];
-    int64_t m = p->m, n = p->n, nr = p->nrhs;
-    size_t es = gs_prec_size(p->prec), nn = gs_round256((size_t)(n * n) * es);
-    bool single = p->prec == GS_P_S || p->prec == GS_P_C;
+    int64_t m = p->m, n = p->n, mn = gs_lapack_mn(p), nr = p->nrhs;
+    size_t es = gs_prec_size(p->prec), sq = gs_round256((size_t)(mn * mn) * es);
+    bool single = p->prec == GS_P_S || p->prec == GS_P_C, wide = m < n;
     cublasOperation_t ht = gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T;
     gs_cublas_gemm_fn *gemm = (gs_cublas_gemm_fn *)gs_cuda.blas[GS_OP_gemm][p->prec];
     const char *gemm_name = gs_cublas_names[GS_OP_gemm][p->prec];
@@ -392,42 +399,50 @@ static int gs_sol_gelsd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, 
         float f[2] = {1, 0};
         memcpy(one, f, sizeof f);
     }
-    char *tau = x->copy, *rt = tau + gs_round256((size_t)n * es), *u = rt + nn, *vt = u + nn, *cm = vt + nn;
-    char *a = d[0];
-    int64_t lda = ld[0];
-    if (m > n) {
-        GS_SOL(c, cusolverDnXgeqrf, (h, q, m, n, t, d[0], ld[0], t, tau, t, x->work, x->work_bytes, hwork, hbytes,
+    char *tau = x->copy, *rt = tau + gs_round256((size_t)mn * es), *u = rt + sq, *vt = u + sq, *cm = vt + sq;
+    char *at = cm + gs_round256((size_t)(mn * nr) * es), *a = d[0];
+    int64_t lda = ld[0], qm = wide ? n : m, qld = wide ? n : ld[0];
+    gs_ormqr_fn *ormqr = (gs_ormqr_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][0];
+    const char *ormqr_name = gs_sol_names[GS_SOL_ORMQR][p->prec];
+    int lw = (int)(x->work_bytes / es);
+    if (wide)
+        GS_TRY(c, gs_geam_names[p->prec],
+               ((gs_geam_fn *)gs_cuda.geam[p->prec])(gs_cuda.handle, ht, CUBLAS_OP_N, n, m, one, d[0], ld[0], zero,
+                                                     at, n, at, n));
+    if (m != n) {
+        char *f = wide ? at : d[0];
+        GS_SOL(c, cusolverDnXgeqrf, (h, q, qm, mn, t, f, qld, t, tau, t, x->work, x->work_bytes, hwork, hbytes,
                                      x->info));
-        GS_TRY(c, gs_sol_names[GS_SOL_ORMQR][p->prec],
-               ((gs_ormqr_fn *)gs_sol.fn[GS_SOL_ORMQR][p->prec][0])(h, CUBLAS_SIDE_LEFT, ht, (int)m, (int)nr, (int)n,
-                                                                      d[0], (int)ld[0], tau, d[1], (int)ld[1],
-                                                                      x->work, (int)(x->work_bytes / es),
-                                                                      x->info + 1));
+        if (!wide)
+            GS_TRY(c, ormqr_name, ormqr(h, CUBLAS_SIDE_LEFT, ht, (int)m, (int)nr, (int)n, f, (int)qld, tau, d[1],
+                                        (int)ld[1], x->work, lw, x->info + 1));
         /* the identity in u, which the SVD overwrites afterwards */
-        GS_CUDA(c, cudaMemsetAsync, (u, 0, (size_t)(n * n) * es, gs_cuda.stream));
-        GS_CUDA(c, cudaMemcpy2DAsync, (u, (size_t)(n + 1) * es, hones, es, es, (size_t)n, cudaMemcpyHostToDevice,
+        GS_CUDA(c, cudaMemsetAsync, (u, 0, (size_t)(mn * mn) * es, gs_cuda.stream));
+        GS_CUDA(c, cudaMemcpy2DAsync, (u, (size_t)(mn + 1) * es, hones, es, es, (size_t)mn, cudaMemcpyHostToDevice,
                                        gs_cuda.stream));
         GS_TRY(c, gs_cublas_names[GS_OP_trmm][p->prec],
                ((gs_cublas_trmm_fn *)gs_cuda.blas[GS_OP_trmm][p->prec])(gs_cuda.handle, CUBLAS_SIDE_LEFT,
                                                                         CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                                                                        CUBLAS_DIAG_NON_UNIT, n, n, one, d[0], ld[0],
-                                                                        u, n, rt, n));
-        a = rt, lda = n;
+                                                                        CUBLAS_DIAG_NON_UNIT, mn, mn, one, f, qld, u,
+                                                                        mn, rt, mn));
+        a = rt, lda = mn;
     }
     gs_lapack_t s = gs_gelsd_svd(p);
     gs_dmem_t sx = *x;
-    sx.copy = cm + gs_round256((size_t)(n * nr) * es);
+    sx.copy = at + (wide ? gs_round256((size_t)(m * n) * es) : 0);
     char *sd[3] = {a, u, vt};
-    int64_t sld[3] = {lda, n, n};
+    int64_t sld[3] = {lda, mn, mn};
     int rc = gs_sol_svd(c, &s, &sx, sd, sld, hwork, hbytes);
     if (rc != GS_OK)
         return rc;
-    GS_TRY(c, gemm_name, gemm(gs_cuda.handle, ht, CUBLAS_OP_N, n, nr, n, one, u, n, d[1], ld[1], zero, cm, n));
+    /* the mn x nrhs product: U^H B, or V^H B for R^H */
+    GS_TRY(c, gemm_name, gemm(gs_cuda.handle, wide ? CUBLAS_OP_N : ht, CUBLAS_OP_N, mn, nr, mn, one, wide ? vt : u,
+                              mn, d[1], ld[1], zero, cm, mn));
     int info[2];
     size_t rs = single ? 4 : 8;
     if ((rc = gs_small_copy(c, info, x->info, sizeof info, cudaMemcpyDeviceToHost)) != GS_OK ||
-        (rc = gs_small_copy(c, hs, x->vec, (size_t)n * rs, cudaMemcpyDeviceToHost)) != GS_OK ||
-        (rc = gs_small_copy(c, hc, cm, (size_t)(n * nr) * es, cudaMemcpyDeviceToHost)) != GS_OK)
+        (rc = gs_small_copy(c, hs, x->vec, (size_t)mn * rs, cudaMemcpyDeviceToHost)) != GS_OK ||
+        (rc = gs_small_copy(c, hc, cm, (size_t)(mn * nr) * es, cudaMemcpyDeviceToHost)) != GS_OK)
         return rc;
     GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
     if (info[0] || info[1])
@@ -437,12 +452,12 @@ static int gs_sol_gelsd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, 
     double smax = single ? ((float *)hs)[0] : ((double *)hs)[0];
     double tol = single ? (double)((float)rcnd * (float)smax) : rcnd * smax;
     *rank = 0;
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < mn; i++)
         *rank += (single ? ((float *)hs)[i] : ((double *)hs)[i]) > tol;
-    /* row i of U^H B divided by singular value i, or zero; a complex element is two reals */
+    /* row i of the product divided by singular value i, or zero; a complex element is two reals */
     size_t parts = es / rs, e = 0;
     for (int64_t j = 0; j < nr; j++)
-        for (int64_t i = 0; i < n; i++) {
+        for (int64_t i = 0; i < mn; i++) {
             double sv = single ? ((float *)hs)[i] : ((double *)hs)[i];
             for (size_t k = 0; k < parts; k++, e++)
                 if (single)
@@ -450,9 +465,16 @@ static int gs_sol_gelsd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, 
                 else
                     ((double *)hc)[e] = sv > tol ? ((double *)hc)[e] / sv : 0;
         }
-    if ((rc = gs_small_copy(c, cm, hc, (size_t)(n * nr) * es, cudaMemcpyHostToDevice)) != GS_OK)
+    if ((rc = gs_small_copy(c, cm, hc, (size_t)(mn * nr) * es, cudaMemcpyHostToDevice)) != GS_OK)
         return rc;
-    GS_TRY(c, gemm_name, gemm(gs_cuda.handle, ht, CUBLAS_OP_N, n, nr, n, one, vt, n, cm, n, zero, d[1], ld[1]));
+    GS_TRY(c, gemm_name, gemm(gs_cuda.handle, wide ? CUBLAS_OP_N : ht, CUBLAS_OP_N, mn, nr, mn, one, wide ? u : vt,
+                              mn, cm, mn, zero, d[1], ld[1]));
+    if (wide) { /* X = Q (Y; 0) */
+        for (int64_t j = 0; j < nr; j++)
+            GS_CUDA(c, cudaMemsetAsync, (d[1] + (size_t)(j * ld[1] + m) * es, 0, (size_t)(n - m) * es, gs_cuda.stream));
+        GS_TRY(c, ormqr_name, ormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, (int)n, (int)nr, (int)m, at, (int)n, tau, d[1],
+                                    (int)ld[1], x->work, lw, x->info + 1));
+    }
     return GS_OK;
 }
 

@@ -237,8 +237,8 @@ static double gs_lapack_flops(const gs_lapack_t *p)
         f = 4 * big * mn * mn - 4 * mn * mn * mn / 3 + (p->job1 != 'N' ? 8 * big * mn * mn + 4 * mn * mn * mn : 0);
         break;
     }
-    case GS_OP_gelsd: /* QR when m > n, the SVD of an mn x mn matrix with its vectors, and the products */
-        f = (m > n ? 2 * m * n * mn - (m + n) * mn * mn + 2 * mn * mn * mn / 3 + 4 * m * n * r : 0) +
+    case GS_OP_gelsd: /* QR when m != n, the SVD of an mn x mn matrix with its vectors, and the products */
+        f = (m != n ? 2 * m * n * mn - (m + n) * mn * mn + 2 * mn * mn * mn / 3 + 4 * m * n * r : 0) +
             44 * mn * mn * mn / 3 + 4 * mn * mn * r;
         break;
     case GS_OP_geev: f = (p->job1 == 'V' || p->job2 == 'V' ? 25 : 10) * n * n * n; break;
@@ -332,8 +332,8 @@ static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
             return "A zero, near underflow or overflow, or with a NaN: LAPACK treats it apart";
         return NULL;
     case GS_OP_gelsd:
-        if (p->m < p->n || p->nrhs == 0)
-            return "m < n, or no right-hand side: the GPU path takes m >= n and at least one";
+        if (p->nrhs == 0)
+            return "no right-hand side";
         if (gs_needs_scaling(p, p->a, p->m, p->n, p->lda) || gs_needs_scaling(p, p->b, p->m, p->nrhs, p->ldb))
             return "A or B zero, near underflow or overflow, or with a NaN: LAPACK treats them apart";
         return NULL;

@@ -2,7 +2,7 @@
 saves sign-free results (solutions, factors that are unique, eigenvalues and singular values, and the
 products that rebuild the matrix from vectors) to RESULT.npz for tests/py/compare.py.  A singular solve and a
 matrix that is not positive definite must raise LinAlgError, as without the shim (their INFO > 0).  lstsq's
-solution, residuals, rank and singular values, also of a rank-deficient matrix.  The
+solution, residuals, rank and singular values, also of a rank-deficient and a wide matrix.  The
 factor of lu_factor is used by three lu_solve calls, so that the residency cache can serve it.  A matrix
 LAPACK destroys must come back changed, as the CPU library leaves it, when SciPy is allowed to overwrite it.
 
@@ -60,10 +60,11 @@ for dt in (np.float64, np.complex128):
         x = np.asfortranarray(a)
         f(x)
         out[t + name + "_changed_a"] = np.array(float(not np.array_equal(x, a)))
-    # lstsq (gelsd): square, tall (residuals from B's last rows), and rank-deficient (the minimum-norm solution).
+    # lstsq (gelsd): square, tall (residuals from B's last rows), rank-deficient and wide (minimum-norm
+    # solutions).
     btall = np.vstack([b, b[: n // 2] * 0.25])
     for name, m, rhs in (("lstsq", a, b), ("lstsq_tall", tall, btall),
-                         ("lstsq_rankdef", np.vstack([sing, sing[: n // 2]]), btall)):
+                         ("lstsq_rankdef", np.vstack([sing, sing[: n // 2]]), btall), ("lstsq_wide", tall.T, b)):
         x, res, rank, sv = np.linalg.lstsq(m, rhs, rcond=None)
         out[t + name + "_x"], out[t + name + "_res"], out[t + name + "_s"] = x, res, sv
         out[t + name + "_rank"] = np.array(float(rank))
