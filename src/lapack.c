@@ -306,6 +306,12 @@ static bool gs_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int
 /* What the GPU path cannot do exactly, although the arguments are valid: a reason, or NULL. */
 static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
 {
+    /* cuSOLVER's potri, orgqr and ormqr (which gels and gelsd use too) take 32-bit sizes */
+    bool int32 = p->op == GS_OP_potri || p->op == GS_OP_orgqr || p->op == GS_OP_ormqr || p->op == GS_OP_gels ||
+                 p->op == GS_OP_gelsd;
+    if (int32 && (p->n > INT32_MAX / 2 || p->m > INT32_MAX / 2 || p->nrhs > INT32_MAX / 2 || p->lda > INT32_MAX ||
+                  p->ldb > INT32_MAX))
+        return "larger than cuSOLVER's 32-bit routines take";
     switch (p->op) {
     case GS_OP_getri:
     case GS_OP_trtrs:
@@ -314,12 +320,6 @@ static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
         return NULL;
     case GS_OP_gels:
         return p->trans != 'N' || p->m < p->n ? "only m >= n without transposition on the GPU" : NULL;
-    case GS_OP_potri:
-    case GS_OP_orgqr:
-    case GS_OP_ormqr:
-        /* cuSOLVER's routines for these take 32-bit sizes */
-        return p->n > INT32_MAX / 2 || p->m > INT32_MAX / 2 || p->lda > INT32_MAX || p->ldb > INT32_MAX
-                   ? "larger than cuSOLVER's 32-bit routines take" : NULL;
     case GS_OP_geev:
         return p->job1 == 'V' ? "left eigenvectors: cuSOLVER's geev does not compute them" : NULL;
     case GS_OP_gesdd:
