@@ -114,6 +114,11 @@ static int gs_small_copy(gs_call_t *c, void *dst, const void *src, size_t bytes,
     return GS_OK;
 }
 
+/* The scalar 1 in a precision's layout (a complex one is 1 and 0), and 0 in any, for cuBLAS's host scalars. */
+static const _Alignas(16) float gs_one_f[2] = {1, 0};
+static const _Alignas(16) double gs_one_d[2] = {1, 0}, gs_zero[2] = {0, 0};
+static const void *gs_one(int prec) { return prec == GS_P_S || prec == GS_P_C ? (const void *)gs_one_f : gs_one_d; }
+
 /* The device memory of one call besides its matrices, carved from one block. */
 typedef struct {
     char *work;   /* cuSOLVER's device workspace */
@@ -133,8 +138,7 @@ static int64_t gs_lapack_mn(const gs_lapack_t *p) { return p->m < p->n ? p->m : 
  * gesvdp (polar decomposition and syevd) is faster than gesvd (QR iteration) on large matrices on the H200:
  * 279 against 1752 ms at n = 4096 with every vector, and for the singular values alone 79 against 220 ms at
  * 8192 x 2048 and 258 against 595 at 4096.  Its cost per call is ms, though (10.7 ms at 400 x 400 without
- * vectors), where gesvd's is tens of us on tiny matrices: NumPy's suite, forced onto the GPU, makes 142000
- * SVDs without vectors, and took several times longer through gesvdp. */
+ * vectors), and 2048 is the smallest size at which the values alone were measured faster. */
 enum { GS_SVDP_VALUES_MIN = 2048 };
 static int gs_svdp_econ(const gs_lapack_t *p)
 {
@@ -342,11 +346,7 @@ static int gs_sol_svdp(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, c
     *done = 1;
     if (mn == 0 || !vecs)
         return GS_OK;
-    _Alignas(16) double one[2] = {1, 0}, zero[2] = {0, 0};
-    if (rs == 4) {
-        float f[2] = {1, 0};
-        memcpy(one, f, sizeof f);
-    }
+    const void *one = gs_one(p->prec), *zero = gs_zero;
     GS_TRY(c, gs_geam_names[p->prec],
            ((gs_geam_fn *)gs_cuda.geam[p->prec])(gs_cuda.handle, gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T,
                                                  CUBLAS_OP_N, nv, n, one, v, n, zero, d[2], ld[2], d[2], ld[2]));
@@ -394,11 +394,7 @@ static int gs_sol_gelsd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, 
     cublasOperation_t ht = gs_prec_complex(p->prec) ? CUBLAS_OP_C : CUBLAS_OP_T;
     gs_cublas_gemm_fn *gemm = (gs_cublas_gemm_fn *)gs_cuda.blas[GS_OP_gemm][p->prec];
     const char *gemm_name = gs_cublas_names[GS_OP_gemm][p->prec];
-    _Alignas(16) double one[2] = {1, 0}, zero[2] = {0, 0};
-    if (single) {
-        float f[2] = {1, 0};
-        memcpy(one, f, sizeof f);
-    }
+    const void *one = gs_one(p->prec), *zero = gs_zero;
     char *tau = x->copy, *rt = tau + gs_round256((size_t)mn * es), *u = rt + sq, *vt = u + sq, *cm = vt + sq;
     char *at = cm + gs_round256((size_t)(mn * nr) * es), *a = d[0];
     int64_t lda = ld[0], qm = wide ? n : m, qld = wide ? n : ld[0];
@@ -488,11 +484,7 @@ static int gs_sol_compute(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x
     int64_t m = p->m, n = p->n;
     size_t es = gs_prec_size(p->prec);
     int lw = (int)(x->work_bytes / es);
-    _Alignas(16) double one[2] = {1, 0};
-    if (p->prec == GS_P_S || p->prec == GS_P_C) {
-        float f[4] = {1, 0};
-        memcpy(one, f, sizeof f);
-    }
+    const void *one = gs_one(p->prec);
     switch (p->op) {
     case GS_OP_getrf:
         GS_SOL(c, cusolverDnXgetrf, (h, q, m, n, t, d[0], ld[0], x->ipiv, t, x->work, x->work_bytes, hwork, hbytes,
@@ -669,13 +661,8 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
         (rc = gs_small_copy(c, x.vec, p->tau, vbytes, cudaMemcpyHostToDevice)) != GS_OK)
         goto out;
     char *ones = p->op == GS_OP_getri ? hwork : p->op == GS_OP_gelsd ? hdiag : NULL;
-    for (int64_t i = 0; ones && i < p->n; i++) {
-        memset(ones + (size_t)i * es, 0, es);
-        if (p->prec == GS_P_S || p->prec == GS_P_C)
-            *(float *)(ones + (size_t)i * es) = 1;
-        else
-            *(double *)(ones + (size_t)i * es) = 1;
-    }
+    for (int64_t i = 0; ones && i < p->n; i++)
+        memcpy(ones + (size_t)i * es, gs_one(p->prec), es);
     int64_t rank = 0;
     if ((rc = gs_small_copy(c, x.info, info, sizeof info, cudaMemcpyHostToDevice)) != GS_OK ||
         (rc = p->op == GS_OP_gelsd
