@@ -412,6 +412,10 @@ static int gs_sol_gelsd(gs_call_t *c, const gs_lapack_t *p, const gs_dmem_t *x, 
         if (!wide)
             GS_TRY(c, ormqr_name, ormqr(h, CUBLAS_SIDE_LEFT, ht, (int)m, (int)nr, (int)n, f, (int)qld, tau, d[1],
                                         (int)ld[1], x->work, lw, x->info + 1));
+        else /* A, which gelsd destroys, is left holding the factored A^H, transposed back */
+            GS_TRY(c, gs_geam_names[p->prec],
+                   ((gs_geam_fn *)gs_cuda.geam[p->prec])(gs_cuda.handle, ht, CUBLAS_OP_N, m, n, one, at, n, zero,
+                                                         d[0], ld[0], d[0], ld[0]));
         /* the identity in u, which the SVD overwrites afterwards */
         GS_CUDA(c, cudaMemsetAsync, (u, 0, (size_t)(mn * mn) * es, gs_cuda.stream));
         GS_CUDA(c, cudaMemcpy2DAsync, (u, (size_t)(mn + 1) * es, hones, es, es, (size_t)mn, cudaMemcpyHostToDevice,

@@ -12,6 +12,16 @@ import sys
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.lapack import _compute_lwork
+
+
+def gelsd_overwrite(a, b):
+    """gelsd through SciPy's wrapper with overwrite_a, which SciPy 1.18's lstsq passes on and 1.17's does not"""
+    f, fl = sla.get_lapack_funcs(("gelsd", "gelsd_lwork"), (a,))
+    bn = np.zeros((a.shape[1], b.shape[1]), dtype=a.dtype)
+    bn[: a.shape[0]] = b
+    f(a, bn, *_compute_lwork(fl, *a.shape, b.shape[1], -1), -1, overwrite_a=True)
+
 
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 400
 rng = np.random.default_rng(5)
@@ -54,12 +64,13 @@ for dt in (np.float64, np.complex128):
     out[t + "svd_econ_s"], out[t + "svd_econ_rebuilt"] = s, (u * s) @ vt
     out[t + "svdvals"] = np.linalg.svd(a, compute_uv=False)
     # A, which LAPACK destroys, changes when the caller lets SciPy hand it over (overwrite_a), as on the CPU.
-    for name, f in (("gesdd", lambda x: sla.svd(x, overwrite_a=True)),
-                    ("gesvd", lambda x: sla.svd(x, overwrite_a=True, lapack_driver="gesvd")),
-                    ("geev", lambda x: sla.eig(x, overwrite_a=True))):
-        x = np.asfortranarray(a)
+    for name, f, m in (("gesdd", lambda x: sla.svd(x, overwrite_a=True), a),
+                       ("gesvd", lambda x: sla.svd(x, overwrite_a=True, lapack_driver="gesvd"), a),
+                       ("geev", lambda x: sla.eig(x, overwrite_a=True), a),
+                       ("gelsd_wide", lambda x: gelsd_overwrite(x, b), tall.T)):
+        x = np.array(m, order="F")
         f(x)
-        out[t + name + "_changed_a"] = np.array(float(not np.array_equal(x, a)))
+        out[t + name + "_changed_a"] = np.array(float(not np.array_equal(x, m)))
     # lstsq (gelsd): square, tall (residuals from B's last rows), rank-deficient and wide (minimum-norm
     # solutions).
     btall = np.vstack([b, b[: n // 2] * 0.25])
