@@ -137,9 +137,9 @@ static int64_t gs_lapack_mn(const gs_lapack_t *p) { return p->m < p->n ? p->m : 
  * gesvd serves it: the jobs for U and VT differ, or no vectors are wanted of a matrix under GS_SVDP_VALUES_MIN.
  * gesvdp (polar decomposition and syevd) is faster than gesvd (QR iteration) on large matrices on the H200:
  * 279 against 1752 ms at n = 4096 with every vector, and for the singular values alone 79 against 220 ms at
- * 8192 x 2048 and 258 against 595 at 4096.  Its cost per call is ms, though (10.7 ms at 400 x 400 without
- * vectors), and 2048 is the smallest size at which the values alone were measured faster. */
-enum { GS_SVDP_VALUES_MIN = 2048 };
+ * 8192 x 2048, 258 against 595 at 4096 and 28 against 88 at 1024.  Its cost per call is ms, though (10.7 ms
+ * at 400 x 400 without vectors); the default policy sends the values alone to the GPU from about 1550. */
+enum { GS_SVDP_VALUES_MIN = 1024 };
 static int gs_svdp_econ(const gs_lapack_t *p)
 {
     char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;

@@ -86,18 +86,18 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
     check "gesvdp refusing every call: results equal, gesvd computes them on the GPU" \
         sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
             [ $(count $W/f.log -- 'why=gpu error: *') = 0 ] && [ $(count $W/f.log -- where=gpu 'routine=*gesdd') -ge 8 ]"
-    # The singular values alone come from gesvdp from n = 2048 and from gesvd below: with gesvd failing every
+    # The singular values alone come from gesvdp from n = 1024 and from gesvd below: with gesvd failing every
     # call, those of lapack_numpy.py (n = 200) finish on the CPU, and those of svdvals.py on the GPU.
     rm -f $W/f.log
-    $PYV tests/py/svdvals.py $W/sv.ref.npz 2048
-    for s in "lapack_numpy.py $W/f.npz 200" "svdvals.py $W/sv.npz 2048"; do
+    $PYV tests/py/svdvals.py $W/sv.ref.npz 1024
+    for s in "lapack_numpy.py $W/f.npz 200" "svdvals.py $W/sv.npz 1024"; do
         shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnXgesvd $PYV tests/py/$s \
             >/dev/null 2>&1
     done
-    check "gesvd failing every call: results equal, singular values alone from gesvdp at n = 2048 only" \
+    check "gesvd failing every call: results equal, singular values alone from gesvdp at n = 1024 only" \
         sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
             $PYV tests/py/compare.py $W/sv.ref.npz $W/sv.npz >/dev/null &&
-            [ $(count $W/f.log -- where=gpu routine=dgesdd opts=NN m=2048) = 1 ] &&
+            [ $(count $W/f.log -- where=gpu routine=dgesdd opts=NN m=1024) = 1 ] &&
             [ $(count $W/f.log -- where=cpu 'routine=*gesdd' opts=NN m=200 'why=gpu error: *') = 2 ]"
     rm -f $W/f.log
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
