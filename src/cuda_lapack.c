@@ -679,7 +679,8 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     if (npiv && p->op != GS_OP_getrs && p->op != GS_OP_getri &&
         (rc = gs_small_copy(c, hpiv, x.ipiv, (size_t)gs_lapack_mn(p) * 8, cudaMemcpyDeviceToHost)) != GS_OK)
         goto out;
-    if (vbytes && p->op != GS_OP_orgqr && p->op != GS_OP_ormqr && p->op != GS_OP_gels &&
+    /* (gs_sol_gelsd has read gelsd's singular values already, for its rank) */
+    if (vbytes && p->op != GS_OP_orgqr && p->op != GS_OP_ormqr && p->op != GS_OP_gels && p->op != GS_OP_gelsd &&
         (rc = gs_small_copy(c, hvec, x.vec, vbytes, cudaMemcpyDeviceToHost)) != GS_OK)
         goto out;
     if (p->op == GS_OP_gels && (rc = gs_r_diagonal(c, p, d[0], ld[0], hdiag)) != GS_OK)
