@@ -18,6 +18,10 @@ LIB := $(B)/libgpushim.so
 MAP := $(B)/gpushim.map
 
 STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13 $(B)/standin/libcusolver.so.12
+# The same stand-in as CUDA 12's libraries, for the driver that refuses CUDA 13 (tests/t_nogpu.sh).
+STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/standin12/libcusolver.so.11
+# An old driver's libcuda.so.1, which the real CUDA runtime refuses.
+OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
 .PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-sites install uninstall deps \
 	deps-demo clean help
@@ -45,7 +49,7 @@ $(B)/.cuda-headers: | $(B)
 		echo "make: CUDA headers not found in CUDA_HOME=$(CUDA_HOME): install the CUDA toolkit or set CUDA_HOME" >&2; \
 		exit 1; }
 	@touch $@
-$(LIB_OBJS) $(STANDIN): | $(B)/.cuda-headers
+$(LIB_OBJS) $(STANDIN) $(STANDIN12): | $(B)/.cuda-headers
 
 $(B)/obj/%.o: src/%.c | $(B)/obj
 	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
@@ -59,25 +63,32 @@ $(LIB): $(LIB_OBJS) $(MAP)
 	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=$(MAP) -Wl,-z,defs -Wl,-soname,libgpushim.so \
 		-ldl -lpthread -lm
 
-$(B) $(B)/obj $(B)/standin $(B)/tests:
+$(B) $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests:
 	mkdir -p $@
 
 -include $(LIB_OBJS:.o=.d)
 
 # ---- the CUDA stand-in (tests/standin) ------------------------------------------------------------------
-standin: $(STANDIN)
+standin: $(STANDIN) $(STANDIN12) $(OLDDRIVER)
 
-$(B)/standin/libcudart.so.13: tests/standin/cudart.c tests/standin/standin.h | $(B)/standin
-	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -shared -Wl,-soname,libcudart.so.13 $< -o $@ -lpthread
+# standin_libs DIR,CUDA MAJOR,CUSOLVER MAJOR,RUNTIME VERSION: the stand-in's three libraries under their sonames.
+define standin_libs
+$(1)/libcudart.so.$(2): tests/standin/cudart.c tests/standin/standin.h | $(1)
+	$$(CC) $$(ALL_CFLAGS) -DSTANDIN_RUNTIME=$(4) -I$$(CUDA_HOME)/include -shared -Wl,-soname,libcudart.so.$(2) $$< \
+		-o $$@ -lpthread
+$(1)/libcublas.so.$(2): tests/standin/cublas.c tests/standin/standin.h $(1)/libcudart.so.$(2)
+	$$(CC) $$(ALL_CFLAGS) -I$$(CUDA_HOME)/include -shared -Wl,-soname,libcublas.so.$(2) $$< -o $$@ \
+		-L$(1) -l:libcudart.so.$(2) -Wl,-rpath,'$$$$ORIGIN'
+$(1)/libcusolver.so.$(3): tests/standin/cusolver.c tests/standin/standin.h $(1)/libcudart.so.$(2)
+	$$(CC) $$(ALL_CFLAGS) -I$$(CUDA_HOME)/include -shared -Wl,-soname,libcusolver.so.$(3) $$< -o $$@ \
+		-L$(1) -l:libcudart.so.$(2) -Wl,-rpath,'$$$$ORIGIN' -ldl
+endef
+# cuSOLVER's soname has its own major version: 12 in CUDA 13, 11 in CUDA 12.
+$(eval $(call standin_libs,$(B)/standin,13,12,13000))
+$(eval $(call standin_libs,$(B)/standin12,12,11,12080))
 
-$(B)/standin/libcublas.so.13: tests/standin/cublas.c tests/standin/standin.h $(B)/standin/libcudart.so.13
-	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -shared -Wl,-soname,libcublas.so.13 $< -o $@ \
-		-L$(B)/standin -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN'
-
-# cuSOLVER's soname has its own major version: 12 in CUDA 13.
-$(B)/standin/libcusolver.so.12: tests/standin/cusolver.c tests/standin/standin.h $(B)/standin/libcudart.so.13
-	$(CC) $(ALL_CFLAGS) -I$(CUDA_HOME)/include -shared -Wl,-soname,libcusolver.so.12 $< -o $@ \
-		-L$(B)/standin -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN' -ldl
+$(OLDDRIVER): tests/standin/driver.c | $(B)/olddriver
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -o $@
 
 # The stand-in's own test: deferred streams, events, pinned memory, seeded reordering.
 $(B)/standin/selftest: tests/standin/selftest.c tests/standin/standin.h $(STANDIN)
@@ -109,8 +120,8 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
-	$(B)/tests/coherence
-tests: $(LIB) $(STANDIN) $(B)/standin/selftest $(TEST_PROGS)
+	$(B)/tests/coherence $(B)/tests/sites_main
+tests: $(LIB) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lm
@@ -129,6 +140,14 @@ $(B)/tests/libctor.so: tests/progs/ctor_lib.c | $(B)/tests
 
 $(B)/tests/ctor_main: tests/progs/ctor_main.c $(B)/tests/libctor.so
 	$(CC) $(TEST_CFLAGS) $< -o $@ -L$(B)/tests -lctor -Wl,-rpath,'$$ORIGIN' -lopenblas
+
+# Calls from static functions of a program and a library (tests/t_sites.sh strips copies of both), their
+# functions in source order (-fno-toplevel-reorder): an exported function lies just before the static one.
+$(B)/tests/libsites.so: tests/progs/sites_lib.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -fno-toplevel-reorder -fPIC -shared $< -o $@ -lopenblas
+
+$(B)/tests/sites_main: tests/progs/sites_main.c $(B)/tests/libsites.so
+	$(CC) $(TEST_CFLAGS) -fno-toplevel-reorder $< -o $@ -L$(B)/tests -lsites -Wl,-rpath,'$$ORIGIN' -lopenblas
 
 # Reference CBLAS (Debian's libblas3, not OpenBLAS) calls dgemm_ through the PLT, so its inner calls reach
 # the shim.
@@ -226,4 +245,4 @@ uninstall:
 	for m in man/*.7; do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$(basename $$m); done
 
 clean:
-	rm -rf $(B)/obj $(B)/standin $(B)/tests $(LIB) $(MAP)
+	rm -rf $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests $(LIB) $(MAP)

@@ -41,7 +41,7 @@ static int gs_cuda_start(gs_call_t *c)
     return GS_OK;
 }
 
-/* "NAME, device N, M MiB": the name from the driver's cuDeviceGetName (the runtime loaded libcuda), which a
+/* "NAME, device N, M MiB, CUDA runtime R, driver CUDA D": the name from the driver's cuDeviceGetName (the runtime loaded libcuda), which a
  * stand-in without a driver lacks. */
 static void gs_cuda_describe(char *out, size_t n)
 {
@@ -58,7 +58,10 @@ static void gs_cuda_describe(char *out, size_t n)
     if (drv)
         dlclose(drv);
     gs_cuda.cudaMemGetInfo(&free, &total);
-    snprintf(out, n, "%s, device %d, %zu MiB", name, dev, total >> 20);
+    char rt[16], dv[16];
+    gs_cuda_version(rt, sizeof rt, gs_cuda.runtime_version);
+    gs_cuda_version(dv, sizeof dv, gs_cuda.driver_version);
+    snprintf(out, n, "%s, device %d, %zu MiB, CUDA runtime %s, driver CUDA %s", name, dev, total >> 20, rt, dv);
 }
 
 static int gs_cuda_up(char *why, size_t n)

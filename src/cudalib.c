@@ -1,8 +1,10 @@
 /* Loading the CUDA runtime and cuBLAS with dlopen, resolving the functions gpushim uses, and turning their
  * status codes into gpushim's errors.  The runtime is loaded and asked for devices first, so that a machine
- * without a GPU never loads cuBLAS. */
+ * without a GPU never loads cuBLAS; when it finds none, the reason is put in the user's terms (no driver, a
+ * driver too old, no device visible), and a driver too old for CUDA 13 gets CUDA 12's runtime if it is there. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cusolver_common.h>
@@ -49,34 +51,132 @@ static int gs_cuda_sym(void *h, const char *name, void **out, char *why, size_t 
     return GS_ENODEV;
 }
 
-int gs_cuda_load(char *why, size_t n)
+void gs_cuda_version(char *out, size_t n, int v)
 {
-    static const int majors[] = {13, 12};
-    void *rt = NULL, *blas = NULL;
-    int major = 0;
-    for (size_t i = 0; i < 2 && !rt; i++)
-        rt = gs_cuda_open("cudart", major = majors[i], why, n);
-    if (!rt)
-        return GS_ENODEV;
+    snprintf(out, n, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+/* Why the runtime of this major version found no device (cudaGetDeviceCount returned st, or no device), in the
+ * user's terms: no driver, a driver older than the runtime, no device visible, or CUDA's own message.  True
+ * when the driver refused this runtime as too new, so that an older runtime is worth a try. */
+static bool gs_cuda_why_none(int st, int major, char *why, size_t n)
+{
+    int drv = 0, rt = 0;
+    char dv[16], rv[16];
+    gs_cuda.cudaDriverGetVersion(&drv);
+    gs_cuda.cudaRuntimeGetVersion(&rt);
+    gs_cuda_version(dv, sizeof dv, drv);
+    gs_cuda_version(rv, sizeof rv, rt);
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (st == cudaErrorInsufficientDriver && drv == 0) {
+        /* the runtime reports version 0 when it could not load the driver's library */
+        void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (h)
+            dlclose(h);
+        snprintf(why, n, "no NVIDIA driver (%s; CUDA %s runtime found)",
+                 h ? "libcuda.so.1 loads but gives no version" : "libcuda.so.1 not found", rv);
+    } else if (st == cudaErrorInsufficientDriver) {
+        bool older = drv >= 12000 && major > 12;
+        snprintf(why, n, "the NVIDIA driver is too old: it supports CUDA %s, and libcudart.so.%d is CUDA %s; %s", dv,
+                 major, rv, older ? "CUDA 12's libraries work with this driver (libcudart.so.12, libcublas.so.12, "
+                                    "libcusolver.so.11): install them, or upgrade the driver"
+                                  : "upgrade the driver");
+        return older;
+    } else if (st == cudaErrorSystemDriverMismatch) {
+        snprintf(why, n, "the NVIDIA driver's library and its kernel module differ in version (%s): reinstall "
+                 "the driver or reboot", gs_cuda.cudaGetErrorString(st));
+    } else if ((st == cudaSuccess || st == cudaErrorNoDevice) && visible) {
+        snprintf(why, n, "no GPU visible: CUDA_VISIBLE_DEVICES='%s' hides every device", visible);
+    } else if (st == cudaSuccess || st == cudaErrorNoDevice) {
+        snprintf(why, n, "no GPU found: the NVIDIA driver (CUDA %s) sees no device (nvidia-smi lists what it "
+                 "sees)", dv);
+    } else {
+        snprintf(why, n, "the CUDA %s runtime cannot use the GPU: %s (error %d)", rv,
+                 gs_cuda.cudaGetErrorString(st), st);
+    }
+    return false;
+}
+
+/* Whether the NVIDIA driver's library can be loaded (nothing of it is called). */
+static bool gs_cuda_has_driver(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
+/* Opens libcudart.so.<major>, resolves its functions and asks for devices.  GS_OK with the count; GS_ENOENT
+ * when the library is not there; GS_ENODEV with the reason in why, *older set when the driver would take an
+ * older runtime. */
+static int gs_cuda_open_runtime(int major, int *count, bool *older, char *why, size_t n)
+{
+    *older = false;
+    void *lib = gs_cuda_open("cudart", major, why, n);
+    if (!lib)
+        return GS_ENOENT;
 #define GS_X_LOAD(f) \
     if (gs_cuda_sym(lib, #f, (void **)&gs_cuda.f, why, n) != GS_OK) \
         return GS_ENODEV;
-    void *lib = rt;
     GS_CUDART_FUNCS(GS_X_LOAD)
-    int count = 0, st = gs_cuda.cudaGetDeviceCount(&count);
-    if (st != 0 || count == 0) {
-        snprintf(why, n, "%s", st ? gs_cuda.cudaGetErrorString(st) : "no CUDA device");
-        return GS_ENODEV;
+#undef GS_X_LOAD
+    *count = 0;
+    int st = gs_cuda.cudaGetDeviceCount(count);
+    if (st == cudaSuccess && *count > 0) {
+        gs_cuda_major = major;
+        return GS_OK;
     }
+    *older = gs_cuda_why_none(st, major, why, n);
+    return GS_ENODEV;
+}
+
+/* The runtime of the newest major version that the driver takes: 13, else 12, as a driver that refuses 13 may
+ * still take 12 (tests/t_nogpu.sh, "older runtime"). */
+static int gs_cuda_load_runtime(int *count, char *why, size_t n)
+{
+    bool older = false;
+    int rc = gs_cuda_open_runtime(13, count, &older, why, n);
+    if (rc == GS_OK || (rc != GS_ENOENT && !older))
+        return rc;
+    char first[GS_WHY_MAX];
+    snprintf(first, sizeof first, "%s", why);
+    int rc12 = gs_cuda_open_runtime(12, count, &older, why, n);
+    if (rc12 != GS_ENOENT)
+        return rc12;
+    if (rc != GS_ENOENT) /* 13 refused by the driver, and no 12 to try: 13's reason says what to do */
+        snprintf(why, n, "%s", first);
+    else if (gs.opt.cuda_libdir)
+        snprintf(why, n, "no CUDA libraries in GPUSHIM_CUDA_LIBDIR=%s: libcudart.so.13 and libcudart.so.12 "
+                 "not found there", gs.opt.cuda_libdir);
+    else
+        snprintf(why, n, "no CUDA libraries: libcudart.so.13 and libcudart.so.12 not found %s",
+                 gs_cuda_has_driver() ? "(the NVIDIA driver is installed: install the CUDA runtime, or set "
+                                        "GPUSHIM_CUDA_LIBDIR to its folder)"
+                                      : "and no NVIDIA driver (libcuda.so.1 not found)");
+    return GS_ENODEV;
+}
+
+int gs_cuda_load(char *why, size_t n)
+{
+    int count = 0;
+    if (gs_cuda_load_runtime(&count, why, n) != GS_OK)
+        return GS_ENODEV;
     if (gs.opt.device >= count) {
-        snprintf(why, n, "GPUSHIM_DEVICE=%d, but there are only %d devices", gs.opt.device, count);
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+        snprintf(why, n, "GPUSHIM_DEVICE=%d, but there are only %d devices%s%s%s", gs.opt.device, count,
+                 visible ? " (CUDA_VISIBLE_DEVICES='" : "", visible ? visible : "", visible ? "')" : "");
         return GS_ENODEV;
     }
     gs_cuda.device = gs.opt.device;
-    gs_cuda_major = major;
-    if (!(blas = gs_cuda_open("cublas", major, why, n)))
+    gs_cuda.cudaDriverGetVersion(&gs_cuda.driver_version);
+    gs_cuda.cudaRuntimeGetVersion(&gs_cuda.runtime_version);
+    void *blas = gs_cuda_open("cublas", gs_cuda_major, why, n);
+    if (!blas)
         return GS_ENODEV;
-    lib = blas;
+    void *lib = blas;
+#define GS_X_LOAD(f) \
+    if (gs_cuda_sym(lib, #f, (void **)&gs_cuda.f, why, n) != GS_OK) \
+        return GS_ENODEV;
     GS_CUBLAS_FUNCS(GS_X_LOAD)
 #undef GS_X_LOAD
     for (int op = 0; op < GS_NOPS; op++)

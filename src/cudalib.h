@@ -14,7 +14,8 @@
     X(cudaGetDeviceCount) X(cudaGetDevice) X(cudaSetDevice) X(cudaMalloc) X(cudaFree) X(cudaMemcpy2DAsync) \
     X(cudaStreamCreateWithFlags) X(cudaStreamSynchronize) X(cudaDeviceSynchronize) X(cudaGetErrorString) \
     X(cudaMemGetInfo) X(cudaHostAlloc) X(cudaFreeHost) X(cudaEventCreateWithFlags) X(cudaEventRecord) \
-    X(cudaEventSynchronize) X(cudaStreamWaitEvent) X(cudaHostRegister) X(cudaHostUnregister) X(cudaMemsetAsync)
+    X(cudaEventSynchronize) X(cudaStreamWaitEvent) X(cudaHostRegister) X(cudaHostUnregister) X(cudaMemsetAsync) \
+    X(cudaDriverGetVersion) X(cudaRuntimeGetVersion)
 #define GS_CUBLAS_FUNCS(X) X(cublasCreate_v2) X(cublasSetStream_v2) X(cublasGetStatusString)
 
 /* Events that order the streams.  Each is recorded and waited for at once, so one event per kind of edge
@@ -35,6 +36,7 @@ typedef struct {
     void *blas[GS_NOPS][GS_NPREC]; /* cuBLAS 64-bit-size entry for each operation and precision, or NULL */
     void *geam[GS_NPREC];          /* cuBLAS's transposition (gesvdp's V into VT), by precision */
     int device;                    /* ordinal in use */
+    int driver_version, runtime_version; /* CUDA versions of the driver and the runtime loaded, as 13000 */
     cudaStream_t stream;           /* compute: cuBLAS runs here */
     cudaStream_t up, down;         /* host to device, device to host (xfer.c) */
     cudaEvent_t ev[GS_EV_N];       /* dependencies between the three streams (gs_ev_t) */
@@ -68,6 +70,9 @@ GS_HIDDEN extern gs_cuda_t gs_cuda;
 GS_HIDDEN void *gs_cuda_open(const char *base, int major, char *why, size_t n);
 /* The major version of the CUDA runtime loaded (13 or 12). */
 GS_HIDDEN extern int gs_cuda_major;
+
+/* "13.0" from CUDA's version number 13000, into out. */
+GS_HIDDEN void gs_cuda_version(char *out, size_t n, int version);
 
 /* Opens the libraries and resolves every function.  0, or negative with a reason in why. */
 GS_HIDDEN int gs_cuda_load(char *why, size_t n);

@@ -9,11 +9,11 @@ const gs_backend_t *const gs_backend = &gs_cuda_backend;
 
 static void gs_gpu_disable(const char *what, const char *detail)
 {
-    snprintf(gs.gpu_why, sizeof gs.gpu_why, "%s (%s)", what, detail);
+    snprintf(gs.gpu_why, sizeof gs.gpu_why, "%s: %s", what, detail);
     atomic_store_explicit(&gs.gpu_state, GS_GPU_FAILED, memory_order_release);
     gs_log_event("gpu_off", gs.gpu_why);
     if (!gs.opt.quiet)
-        gs_msg("%s; running everything on the CPU", gs.gpu_why);
+        gs_notice("%s; running everything on the CPU", gs.gpu_why);
 }
 
 int gs_gpu_acquire(gs_call_t *c)

@@ -17,6 +17,9 @@
 #define GS_EXPORT __attribute__((visibility("default")))
 #define GS_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
+/* Longest reason the GPU is not usable, as the notice, the log and the report give it. */
+#define GS_WHY_MAX 400
+
 /* Error codes. */
 enum {
     GS_OK = 0,
@@ -25,6 +28,7 @@ enum {
     GS_ENODEV = -3,  /* no usable GPU in this process */
     GS_EINVAL = -4,  /* bad value (option, policy file) */
     GS_ELAPACK = -5, /* the GPU finished, but LAPACK's exact outputs (INFO > 0) must come from the CPU library */
+    GS_ENOENT = -6,  /* a library or file is not there */
 };
 
 /* Precisions, in the order S, D, C, Z. */
@@ -128,6 +132,9 @@ GS_HIDDEN int gs_parse_number(const char *s, double *out);
  * GS_MSG_MAX messages are written per process, then one line saying the rest are suppressed. */
 #define GS_MSG_MAX 64
 GS_HIDDEN void gs_msg(const char *fmt, ...) GS_PRINTF(1, 2);
+/* The same for a notice about the GPU (there are a few per process at most), which the cap on other messages
+ * never suppresses (tests/t_options.sh, "the GPU notice after the cap"). */
+GS_HIDDEN void gs_notice(const char *fmt, ...) GS_PRINTF(1, 2);
 
 /* ---- global state (init.c) ---------------------------------------------------------------------------- */
 
@@ -142,7 +149,7 @@ typedef struct {
 
     _Atomic int gpu_state;     /* gs_gpu_state_t; UNTRIED -> UP or FAILED under gpu_lock */
     pthread_mutex_t gpu_lock;  /* guards GPU bring-up and every use of the device */
-    char gpu_why[160];         /* why the GPU is not usable; written under gpu_lock before FAILED is published */
+    char gpu_why[GS_WHY_MAX];  /* why the GPU is not usable; written under gpu_lock before FAILED is published */
 } gs_state_t;
 
 GS_HIDDEN extern gs_state_t gs;
@@ -301,9 +308,15 @@ GS_HIDDEN extern gs_rule_t gs_rules[GS_NROUTINES];
 
 /* Loads the built-in defaults (policies/default.policy), then GPUSHIM_POLICY, then the environment. */
 GS_HIDDEN void gs_policy_init(void);
+/* What gs_policy_parse found when asked to scan: the lines that look like a policy's (a pattern that names a
+ * routine, or a known key), and the first line with an error, numbered from 1, and its text. */
+typedef struct {
+    int like, first_bad;
+    char first_text[48];
+} gs_policy_scan_t;
 /* Applies policy text to rules; origin names it in messages ("FILE:LINE: ...").  Returns the number of
- * lines with errors (each reported). */
-GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin);
+ * lines with errors: each is reported when scan is NULL; otherwise nothing is, and scan is filled. */
+GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin, gs_policy_scan_t *scan);
 /* Where the call should run, before the GPU's availability is known; sets c->why.  A call that passes
  * min_flops must then pass gs_policy_model. */
 GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);

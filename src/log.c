@@ -201,7 +201,7 @@ void gs_log_call(const gs_call_t *c, double seconds)
     /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites by theirs, names by the
      * table, numbers by their formats): a record takes under 1600 bytes, so the appends below cannot overrun
      * buf. */
-    char why[256], buf[2048], site[300] = "", native[200] = "", esite[320], enative[220];
+    char why[GS_WHY_MAX + 112], buf[2048], site[300] = "", native[200] = "", esite[320], enative[220];
     gs_json_escape(why, sizeof why, c->why);
     if (gs.opt.sites != GS_SITES_OFF) {
         gs_site_native(native, sizeof native);

@@ -72,43 +72,66 @@ static int gs_policy_apply(gs_rule_t *rules, const char *pattern, char *kv, char
     return GS_OK;
 }
 
-int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin)
+/* Applies one line (a copy, which it cuts up) to rules.  GS_OK for a rule or a blank or comment line; else
+ * GS_EINVAL with a message in err.  *like is set when the line looks like a policy's: its pattern names a
+ * routine, or it has a known key. */
+static int gs_policy_line(gs_rule_t *rules, char *line, char *err, size_t n, bool *like)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = 0;
+    char *save, *pattern = strtok_r(line, " \t\r", &save), *kv = pattern ? strtok_r(NULL, " \t\r", &save) : NULL;
+    *like = false;
+    if (!pattern)
+        return GS_OK;
+    for (int r = 0; r < GS_NROUTINES && !*like; r++)
+        *like = fnmatch(pattern, gs_routines[r].name, 0) == 0;
+    if (!kv) {
+        snprintf(err, n, "'%s' has no KEY=VALUE", pattern);
+        return GS_EINVAL;
+    }
+    bool threshold_only = true;
+    for (; kv; kv = strtok_r(NULL, " \t\r", &save)) {
+        for (size_t k = 0; k < GS_NKEYS && !*like; k++)
+            *like = strncmp(kv, gs_policy_keys[k].name, strlen(gs_policy_keys[k].name)) == 0;
+        threshold_only &= strncmp(kv, "min_flops=", 10) == 0;
+        if (gs_policy_apply(rules, pattern, kv, err, n) != GS_OK)
+            return GS_EINVAL;
+    }
+    /* A rule that sets only a threshold means it: the cost model no longer applies there. */
+    if (threshold_only)
+        gs_policy_apply(rules, pattern, (char[]){"cpu_gflops=0"}, err, n);
+    return GS_OK;
+}
+
+int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin, gs_policy_scan_t *scan)
 {
     int errors = 0, lineno = 0;
-    const char *s = text;
-    while (*s) {
+    if (scan)
+        *scan = (gs_policy_scan_t){0};
+    for (const char *s = text; *s; lineno++) {
         const char *eol = strchr(s, '\n');
         size_t len = eol ? (size_t)(eol - s) : strlen(s);
         char line[512], err[256];
-        lineno++;
-        if (len >= sizeof line) {
-            gs_msg("%s:%d: line too long", origin, lineno);
-            errors++;
-        } else {
-            memcpy(line, s, len);
-            line[len] = 0;
-            char *hash = strchr(line, '#');
-            if (hash)
-                *hash = 0;
-            char *save, *pattern = strtok_r(line, " \t\r", &save), *kv = NULL;
-            int bad = 0;
-            if (pattern && !(kv = strtok_r(NULL, " \t\r", &save))) {
-                snprintf(err, sizeof err, "'%s' has no KEY=VALUE", pattern);
-                bad = 1;
-            }
-            bool threshold_only = pattern != NULL;
-            for (; pattern && !bad && kv; kv = strtok_r(NULL, " \t\r", &save)) {
-                threshold_only &= strncmp(kv, "min_flops=", 10) == 0;
-                bad = gs_policy_apply(rules, pattern, kv, err, sizeof err) != GS_OK;
-            }
-            /* A rule that sets only a threshold means it: the cost model no longer applies there. */
-            if (threshold_only && !bad)
-                gs_policy_apply(rules, pattern, (char[]){"cpu_gflops=0"}, err, sizeof err);
-            if (bad) {
-                gs_msg("%s:%d: %s", origin, lineno, err);
-                errors++;
-            }
+        bool like = false;
+        int rc = GS_EINVAL;
+        snprintf(line, sizeof line, "%.*s", (int)len, s);
+        if (len >= sizeof line)
+            snprintf(err, sizeof err, "line too long");
+        else
+            rc = gs_policy_line(rules, line, err, sizeof err, &like);
+        if (rc != GS_OK && !errors && scan) {
+            scan->first_bad = lineno + 1;
+            snprintf(scan->first_text, sizeof scan->first_text, "%.*s", (int)len, s);
+            for (char *c = scan->first_text; *c; c++) /* a binary file's bytes, not the terminal's controls */
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                    *c = *c == '\t' ? ' ' : '?';
         }
+        if (rc != GS_OK && !scan)
+            gs_msg("%s:%d: %s", origin, lineno + 1, err);
+        errors += rc != GS_OK;
+        if (scan)
+            scan->like += like;
         s += len + (eol != NULL);
     }
     return errors;
@@ -130,14 +153,24 @@ static void gs_policy_read_file(const char *path)
         return;
     }
     text[n] = 0;
-    gs_policy_parse(gs_rules, text, path);
+    /* A file with errors and no line that looks like a policy's (another file named by mistake) gets one
+     * message, not one per line, and changes nothing (tests/t_options.sh, "not a policy file"). */
+    static gs_rule_t trial[GS_NROUTINES];
+    gs_policy_scan_t scan;
+    memcpy(trial, gs_rules, sizeof trial);
+    if (gs_policy_parse(trial, text, path, &scan) && !scan.like) {
+        gs_msg("GPUSHIM_POLICY: %s:%d: '%s': not a gpushim policy file; using the built-in policy", path,
+               scan.first_bad, scan.first_text);
+        return;
+    }
+    gs_policy_parse(gs_rules, text, path, NULL);
 }
 
 void gs_policy_init(void)
 {
     for (int r = 0; r < GS_NROUTINES; r++)
         gs_rules[r] = (gs_rule_t){.min_flops = 1e9};
-    gs_policy_parse(gs_rules, gs_policy_default_text, "policies/default.policy");
+    gs_policy_parse(gs_rules, gs_policy_default_text, "policies/default.policy", NULL);
     if (gs.opt.policy)
         gs_policy_read_file(gs.opt.policy);
     for (int r = 0; r < GS_NROUTINES; r++) {

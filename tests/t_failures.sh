@@ -42,7 +42,7 @@ check "sync: the GPU stays in use" test "$(count $log -- where=gpu)" = $((eligib
 
 fail lost GS_STANDIN_FAIL=cudaMemcpy2DAsync:5 GS_STANDIN_STICKY=1
 check "lost: one notice that the GPU was given up" \
-    sh -c "[ \$(wc -l <$err) = 1 ] && grep -q '^gpushim: GPU disabled after an error (gpu error: cudaMemcpy2DAsync' $err"
+    sh -c "[ \$(wc -l <$err) = 1 ] && grep -q '^gpushim: GPU disabled after an error: gpu error: cudaMemcpy2DAsync' $err"
 check "lost: the calls before it ran on the GPU, none after" \
     sh -c "[ $(count $log -- where=gpu) -ge 1 ] && [ $(count $log -- where=gpu) -le 2 ]"
 check "lost: later calls say why" test "$(count $log -- "why=GPU disabled after an error*")" -gt 7000
@@ -63,6 +63,6 @@ check "mid-tiles: a GEMM that failed in its fifth tile fell back" \
 
 fail bring-up GS_STANDIN_FAIL=cublasCreate_v2
 check "bring-up: one notice naming the failed call" \
-    sh -c "[ \$(wc -l <$err) = 1 ] && grep -q '^gpushim: no usable GPU (gpu error: cublasCreate' $err"
+    sh -c "[ \$(wc -l <$err) = 1 ] && grep -q '^gpushim: no usable GPU: gpu error: cublasCreate' $err"
 check "bring-up: nothing on the GPU" test "$(count $log -- where=gpu)" = 0
 finish

@@ -18,7 +18,7 @@ sys.exit(not (h["gpushim_log"] == 2 and h["version"] and h["host"] and h["pid"] 
 PY
 check "the GPU coming up is an event naming the device" grep -q '"event":"gpu","what":"CUDA device, device 0, [0-9]* MiB"' $W/py.log
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/nogpu.log GPUSHIM_QUIET=1 GS_STANDIN_DEVICES=0 $PYV tests/py/sites.py >/dev/null
-check "no GPU: a gpu_off event with the reason" grep -q '"event":"gpu_off","what":"no usable GPU (' $W/nogpu.log
+check "no GPU: a gpu_off event with the reason" grep -q '"event":"gpu_off","what":"no usable GPU: no GPU found: ' $W/nogpu.log
 
 # Call sites: the Python line in the program's own function, the native caller outside NumPy's BLAS, the
 # thread Python started too; GPUSHIM_SITES=native and off.

@@ -38,6 +38,23 @@ printf 'dgemm min_flops=1e3\ndgemm min_flop=5\n' >$W/bad.policy
 run bad-policy GPUSHIM_POLICY=$W/bad.policy
 check "bad policy line: reported with file and line" \
     test "$(cat $err)" = "gpushim: $W/bad.policy:2: unknown key 'min_flop' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us)"
+printf 'dgemm min_flops=1e3\ndgemm min_flop=5\n*trsm min_flops=lots\nzgemm\n' >$W/bad3.policy
+run bad-policy-lines GPUSHIM_POLICY=$W/bad3.policy
+check "a policy file with three bad lines: each reported, with its line" sh -c "
+    [ \$(wc -l <$err) = 3 ] && grep -q '^gpushim: $W/bad3.policy:2: ' $err && grep -q '^gpushim: $W/bad3.policy:3: ' $err &&
+    grep -q \"^gpushim: $W/bad3.policy:4: 'zgemm' has no KEY=VALUE\" $err"
+# Another file named by mistake: one line naming it and its first line, and the built-in policy applies.
+awk 'BEGIN { for (i = 0; i < 80; i++) printf "user%d:x:%d:%d::/home/user%d:/bin/sh\n", i, i, i, i }' >$W/passwd
+run not-policy GPUSHIM_POLICY=$W/passwd
+check "not a policy file: one line with its name and first line" test "$(cat $err)" = \
+    "gpushim: GPUSHIM_POLICY: $W/passwd:1: 'user0:x:0:0::/home/user0:/bin/sh': not a gpushim policy file; using the built-in policy"
+check "not a policy file: the built-in policy applies" test "$(count $log -- "why=below threshold")" -gt 7000
+# The cap on messages never hides the notice about the GPU.
+awk 'BEGIN { for (i = 0; i < 80; i++) print "dgemm min_flops=bad" }' >$W/many.policy
+run many-bad GPUSHIM_POLICY=$W/many.policy GPUSHIM_OFFLOAD=always GPUSHIM_CUDA_LIBDIR=$W/none
+check "the GPU notice after the cap: 64 messages, the suppression line, then the notice" sh -c "
+    [ \$(wc -l <$err) = 66 ] && sed -n 65p $err | grep -qx 'gpushim: further messages suppressed' &&
+    sed -n 66p $err | grep -q '^gpushim: no usable GPU: no CUDA libraries'"
 run no-policy GPUSHIM_POLICY=$W/missing.policy
 check "missing policy file: reported by name" \
     test "$(cat $err)" = "gpushim: GPUSHIM_POLICY: cannot open '$W/missing.policy': No such file or directory; using the built-in policy"

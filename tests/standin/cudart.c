@@ -497,14 +497,40 @@ __attribute__((destructor)) static void report(void)
 
 /* ---- devices ------------------------------------------------------------------------------------------ */
 
+/* The CUDA version this stand-in's runtime claims (the Makefile builds a CUDA 12 one too), and its driver's. */
+#ifndef STANDIN_RUNTIME
+#define STANDIN_RUNTIME 13000
+#endif
+static int driver_version(void)
+{
+    const char *s = getenv("GS_STANDIN_DRIVER");
+    return s ? atoi(s) : STANDIN_RUNTIME;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *version)
+{
+    *version = STANDIN_RUNTIME;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *version)
+{
+    *version = driver_version();
+    return cudaSuccess;
+}
+
+/* As the real runtime: no driver, or one of an older major version, is cudaErrorInsufficientDriver; an empty or
+ * negative CUDA_VISIBLE_DEVICES hides every device. */
 cudaError_t cudaGetDeviceCount(int *count)
 {
     if (standin_fail("cudaGetDeviceCount"))
         return cudaErrorUnknown;
-    if (getenv("GS_STANDIN_NODRIVER"))
+    if (driver_version() / 1000 < STANDIN_RUNTIME / 1000)
         return cudaErrorInsufficientDriver;
-    const char *s = getenv("GS_STANDIN_DEVICES");
+    const char *s = getenv("GS_STANDIN_DEVICES"), *visible = getenv("CUDA_VISIBLE_DEVICES");
     *count = s ? atoi(s) : 1;
+    if (visible && (!*visible || *visible == '-'))
+        *count = 0;
     return *count ? cudaSuccess : cudaErrorNoDevice;
 }
 

@@ -23,7 +23,9 @@
  *   GS_STANDIN_FAIL=F[:N],…   make function F fail on its N-th call (every call when N is 0 or absent)
  *   GS_STANDIN_STICKY=1       after an injected failure every later call fails too (a lost device)
  *   GS_STANDIN_DEVICES=N      devices reported (default 1; 0 gives cudaErrorNoDevice)
- *   GS_STANDIN_NODRIVER=1     cudaGetDeviceCount fails as it does without a driver
+ *   GS_STANDIN_DRIVER=V       the driver's CUDA version (default the runtime's: 13000, or 12080 for the CUDA 12
+ *                             build); 0 is no driver, and a major version below the runtime's is refused, as the
+ *                             real runtime does; CUDA_VISIBLE_DEVICES empty or negative hides every device
  *   GS_STANDIN_MEM=BYTES      device memory size (default 64 GiB)
  *   GS_STANDIN_SEED=N         seed of the scheduler's choices (default 1); the same seed and the same calls
  *                             from one thread give the same order

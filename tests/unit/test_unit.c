@@ -143,7 +143,7 @@ START_TEST(test_policy_parse)
     rules_fill(r, -1);
     ck_assert_int_eq(gs_policy_parse(r, "# comment\n*  min_flops=1e9\n\n*gemm min_flops=2G # trailing\n"
                                         "zgemm\tmin_flops=inf\n",
-                                     "test"),
+                                     "test", NULL),
                      0);
     ck_assert_double_eq(r[GS_R_DSYRK].min_flops, 1e9);
     ck_assert_double_eq(r[GS_R_DGEMM].min_flops, 2e9);
@@ -151,9 +151,18 @@ START_TEST(test_policy_parse)
     /* each bad line is counted and leaves the rules as they were */
     ck_assert_int_eq(gs_policy_parse(r, "dgemm min_flop=5\nnothing min_flops=5\ndgemm min_flops=-3\ndgemm\n"
                                         "dgemm min_flops\n",
-                                     "test"),
+                                     "test", NULL),
                      5);
     ck_assert_double_eq(r[GS_R_DGEMM].min_flops, 2e9);
+    /* a scan reports nothing, counts the lines that look like a policy's and keeps the first bad one */
+    gs_policy_scan_t scan;
+    ck_assert_int_eq(gs_policy_parse(r, "root:x:0:0:root:/root:/bin/bash\n\ndaemon:x:1:1::/usr/sbin\n", "t", &scan), 2);
+    ck_assert_int_eq(scan.like, 0);
+    ck_assert_int_eq(scan.first_bad, 1);
+    ck_assert_str_eq(scan.first_text, "root:x:0:0:root:/root:/bin/bash");
+    ck_assert_int_eq(gs_policy_parse(r, "# mine\ndgemm min_flops=1\ndgemm min_flop=5\nnothing min_flops=5\n", "t", &scan), 2);
+    ck_assert_int_eq(scan.like, 3);
+    ck_assert_int_eq(scan.first_bad, 3);
 }
 END_TEST
 
@@ -161,7 +170,7 @@ START_TEST(test_policy_default_text)
 {
     gs_rule_t r[GS_NROUTINES];
     rules_fill(r, -1);
-    ck_assert_int_eq(gs_policy_parse(r, gs_policy_default_text, "default"), 0);
+    ck_assert_int_eq(gs_policy_parse(r, gs_policy_default_text, "default", NULL), 0);
     for (int i = 0; i < GS_NROUTINES; i++)
         ck_assert(r[i].min_flops > 0);
 }
@@ -201,7 +210,7 @@ START_TEST(test_policy_model)
     /* rates on one line; a later threshold-only rule turns the model off where it matches */
     ck_assert_int_eq(gs_policy_parse(r, "d* min_flops=1e6 cpu_gflops=500 gpu_gflops=50000 link_gbps=50 "
                                         "latency_us=100\ndsyrk min_flops=2e6\n",
-                                     "test"),
+                                     "test", NULL),
                      0);
     ck_assert_double_eq(r[GS_R_DGEMM].cpu_gflops, 500);
     ck_assert_double_eq(r[GS_R_DSYRK].cpu_gflops, 0);
