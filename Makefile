@@ -44,15 +44,18 @@ help:
 lib: $(LIB)
 
 # Only CUDA's headers are needed to build (for types and constants); the libraries are opened at run time.
+# They must be recent enough to declare cuSOLVER's Xgeev (CUDA 13 does).
+CUDA_HINT := install the CUDA toolkit from NVIDIA's repository (cuda-toolkit-13-0) or set CUDA_HOME to one
 $(B)/.cuda-headers: | $(B)
-	@test -f $(CUDA_HOME)/include/cublas_api.h -a -f $(CUDA_HOME)/include/cuda_runtime_api.h || { \
-		echo "make: CUDA headers not found in CUDA_HOME=$(CUDA_HOME): install the CUDA toolkit or set CUDA_HOME" >&2; \
-		exit 1; }
+	@test -f $(CUDA_HOME)/include/cusolverDn.h -a -f $(CUDA_HOME)/include/cuda_runtime_api.h || { \
+		echo "make: the CUDA headers are not in CUDA_HOME=$(CUDA_HOME): $(CUDA_HINT)" >&2; exit 1; }
+	@grep -q cusolverDnXgeev $(CUDA_HOME)/include/cusolverDn.h || { echo "make: the CUDA headers in \
+	CUDA_HOME=$(CUDA_HOME) are too old (no cusolverDnXgeev): $(CUDA_HINT)" >&2; exit 1; }
 	@touch $@
 $(LIB_OBJS) $(STANDIN) $(STANDIN12): | $(B)/.cuda-headers
 
 $(B)/obj/%.o: src/%.c | $(B)/obj
-	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -fvisibility=hidden -MD -MP -c $< -o $@
 
 $(B)/obj/policy.o: policies/default.policy
 

@@ -1,18 +1,24 @@
 #!/bin/sh
 # Installs what the build, the tests (`tests/deps.sh test`) or the demo (`tests/deps.sh demo`) need:
-# Debian packages that are missing, and Python virtual environments in build/ with pinned PyPI packages.
-# Safe to run again: it installs only what is missing.
+# Debian or Ubuntu packages that are missing, and Python virtual environments in build/ with pinned PyPI
+# packages.  Safe to run again: it installs only what is missing.  `tests/deps.sh list demo|test` prints the
+# packages only.  The CUDA toolkit's headers are a prerequisite (README.md); the demo's list holds the package
+# of every other header the library includes (tests/t_deps.sh checks it).
 set -eu
 mode=${1:-test}
 cd "$(dirname "$0")/.."
 
-demo_pkgs="build-essential python3 python3-venv"
+demo_pkgs="build-essential python3 python3-venv libunwind-dev"
 test_pkgs="$demo_pkgs pkg-config check libopenblas-dev libblas3 liblapack3 libfftw3-dev libunwind-dev \
-python3-numpy python3-scipy man-db groff-base liblapack-test chromium"
+python3-numpy python3-scipy man-db groff-base liblapack-test chromium r-base-core octave"
+usage="usage: tests/deps.sh test|demo, or tests/deps.sh list test|demo"
 case $mode in
 demo) pkgs=$demo_pkgs ;;
 test) pkgs=$test_pkgs ;;
-*) echo "usage: tests/deps.sh test|demo" >&2; exit 2 ;;
+list)
+    case ${2:-} in demo) echo $demo_pkgs ;; test) echo $test_pkgs ;; *) echo "$usage" >&2; exit 2 ;; esac
+    exit 0 ;;
+*) echo "$usage" >&2; exit 2 ;;
 esac
 
 missing=

@@ -1,0 +1,38 @@
+# The demo's package list is complete: every system header that the library's sources include (as the build
+# saw them: build/obj/*.d) comes from a package in `tests/deps.sh list demo`, from the C library or the compiler
+# (which build-essential brings), or from the CUDA toolkit, a prerequisite.  `make check` installs its own
+# packages first, so only this test notices a header whose package the demo forgets.
+. "$(dirname "$0")/lib.sh"
+CUDA=$(readlink -f "${CUDA_HOME:-/usr/local/cuda}")
+
+# needs DIR: what the headers named by DIR/*.d come from, one a line: a package's name, or "no package: PATH"
+# for a header that no package installed; the CUDA toolkit's and the project's own are left out.
+needs() {
+    sed 's/\\$//' "$1"/*.d | tr ' ' '\n' | sed 's/:$//' | grep '^/' | sort -u | xargs readlink -f |
+        grep -v -e "^$CUDA/" -e "^$ROOT/" | sort -u >$W/headers
+    xargs dpkg -S <$W/headers 2>/dev/null >$W/owners || true
+    sed 's/: .*//; s/:[a-z0-9]*//g; s/, /\n/g' $W/owners | sort -u
+    sed 's/.*: //' $W/owners | sort -u | comm -23 $W/headers - | sed 's/^/no package: /'
+}
+# missing NEEDS PACKAGES: the lines of NEEDS that PACKAGES, the C library, the compiler and CUDA do not cover.
+missing() {
+    echo "$1" | while read -r p; do
+        case $p in
+        "" | libc6-dev | linux-libc-dev | libgcc-*-dev) ;; # the C library's and the compiler's
+        cuda-* | libcu*-dev | nvidia-cuda-*) ;;             # the CUDA toolkit, from packages
+        *) case " $2 " in *" $p "*) ;; *) echo "$p" ;; esac ;;
+        esac
+    done
+}
+demo=$(tests/deps.sh list demo)
+lib=$(needs build/obj)
+check "the build saw the system headers ($(wc -l <$W/headers))" test "$(wc -l <$W/headers)" -gt 50
+m=$(missing "$lib" "$demo")
+check "every system header's package is in the demo's list (missing: ${m:-none})" test -z "$m"
+check "without libunwind-dev in the list, the check names it" \
+    test "$(missing "$lib" "$(echo "$demo" | sed 's/libunwind-dev//')")" = libunwind-dev
+mkdir -p $W/obj && touch $W/gs_header.h
+printf 'x.o: /usr/include/stdio.h \\\n /usr/include/x86_64-linux-gnu/libunwind.h %s\n' $W/gs_header.h >$W/obj/x.d
+check "a header that no package installed is named" \
+    test "$(missing "$(needs $W/obj)" "$demo")" = "no package: $W/gs_header.h"
+finish
