@@ -9,6 +9,10 @@ for p in man/*.[1-8]; do
     man --warnings -l $p >/dev/null 2>$W/warn
     check "$p renders without warnings" test ! -s $W/warn
     sed 's/^/    /' $W/warn
+    name=$(basename $p | sed 's/\.[1-8]$//' | tr a-z A-Z) section=${p##*.}
+    version=$(sed -n 's/^#define GS_VERSION "\(.*\)"/\1/p' src/gs.h)
+    check "$p's header: $name($section), gpushim $version, \"gpushim manual\"" \
+        grep -qE "^\.TH $name $section [0-9-]+ \"gpushim $version\" \"gpushim manual\"\$" $p
 done
 cat man/*.[1-8] | sed 's/\\-/-/g; s/\\f[BIRP]//g' >$W/pages
 # The variables: string literals of the library that name one (capitals with an underscore: GPUSHIM_LOG,
