@@ -16,7 +16,7 @@ sys.exit(not (h["gpushim_log"] == 2 and h["version"] and h["host"] and h["pid"] 
               and h["sites"] == "python" and len(h["rules"]) == int(sys.argv[2])
               and h["rules"]["dgemm"][0] > 0 and all(len(r) == 5 for r in h["rules"].values())))
 PY
-check "the GPU coming up is an event naming the device" grep -q '"event":"gpu","what":"CUDA device, device 0, [0-9]* MiB"' $W/py.log
+check "the GPU coming up is an event naming the device and the CUDA versions" grep -q '"event":"gpu","what":"CUDA device, device 0, [0-9]* MiB, CUDA runtime 13.0, driver CUDA 13.0"' $W/py.log
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/nogpu.log GPUSHIM_QUIET=1 GS_STANDIN_DEVICES=0 $PYV tests/py/sites.py >/dev/null
 check "no GPU: a gpu_off event with the reason" grep -q '"event":"gpu_off","what":"no usable GPU: no GPU found: ' $W/nogpu.log
 
@@ -93,7 +93,14 @@ sys.exit(not (len(r["processes"]) == 2 and r["totals"]["calls"] == n))
 PY
 
 # --html: a self-contained page that a real browser renders: every call on the timeline, the sites charted.
-$REP --html $W/page.html $W/sum.log >/dev/null
+$REP --html $W/page.html $W/sum.log >/dev/null 2>$W/page.err
+check "html: --html names the page it wrote, on stderr" \
+    test "$(cat $W/page.err)" = "gpushim-report: wrote the HTML page to $W/page.html"
+$REP --json --html $W/page2.html $W/sum.log >$W/page2.json 2>$W/page2.err
+check "html: with --json too, stdout is the JSON report alone and stderr names the page" sh -c "
+    $PY -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"totals\"][\"calls\"] != $(count $W/sum.log))' \
+        $W/page2.json && test -s $W/page2.html &&
+    test \"\$(cat $W/page2.err)\" = 'gpushim-report: wrote the HTML page to $W/page2.html'"
 check "html: self-contained (no external resource)" sh -c "! grep -qE '(src|href)=\"(https?:)?//' $W/page.html"
 timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$W/page.html" >$W/dom.html 2>/dev/null
 calls=$(count $W/sum.log) sites=$($PY -c "import json; print(min(30, len(json.load(open('$W/sum.json'))['sites'])))")
@@ -102,6 +109,150 @@ check "html: chromium renders the timeline ($calls calls) and the call sites ($s
 check "html: calls in both lanes, bars by call site, the routine table" sh -c "
     grep -q 'class=\"call gpu\"' $W/dom.html && grep -q 'class=\"call cpu\"' $W/dom.html &&
     grep -q 'class=\"bar ' $W/dom.html && grep -q 'id=\"routines-table\"' $W/dom.html"
+
+# The page's first section, above the timeline: the share of time and calls on the GPU, why the GPU was off,
+# and the commonest reasons calls stayed on the CPU, read from the DOM chromium rendered (domq.py).
+cat >$W/domq.py <<'PY'
+"""The first section of a page as chromium rendered it (--dump-dom)."""
+import html, re
+
+def text(s):
+    return html.unescape(re.sub(r"<[^>]*>", "", s))
+
+def overview(path):
+    """The section, when it ends before the timeline starts: its share line, its rows of reasons as
+    (reason, calls, seconds) and its notices of a GPU that was off."""
+    dom = open(path).read()
+    start, end, timeline = dom.find('<section id="overview">'), dom.find("</section>"), dom.find('id="timeline"')
+    sec = dom[start:end] if 0 <= start < end < timeline else ""
+    share = re.search(r'<p id="gpu-share">(.*?)</p>', sec)
+    rows = re.findall(r'<tr class="(?:reason|other)"><td class="text">(.*?)</td><td>(\d+)</td><td>([\d.]+)</td>', sec)
+    return {"dom": dom, "section": sec, "share": text(share[1]) if share else "",
+            "rows": [(text(m[0]), int(m[1]), float(m[2])) for m in rows],
+            "gpu_off": [text(m) for m in re.findall(r'<p class="gpu-off">(.*?)</p>', sec)]}
+
+def near(a, b):
+    return abs(a - b) < 0.0015
+
+def percent(s, x):
+    """Whether the page's percentage s ("64", "<1", ">99") is the fraction x."""
+    return 0 < x < 0.005 if s == "<1" else 0.995 <= x < 1 if s == ">99" else abs(int(s) - 100 * x) <= 0.5
+PY
+domq() { PYTHONPATH=$W $PY - "$@"; }
+check "html: above the timeline, the GPU's share of time and calls, the reasons for the CPU with counts and seconds" \
+    domq $W/dom.html $W/sum.json <<'PY'
+import json, re, sys
+from domq import overview, near, percent
+o, t = overview(sys.argv[1]), json.load(open(sys.argv[2]))["totals"]
+m = re.match(r"(<1|>99|\d+)% of the time in calls was on the GPU: ([\d.]+) s of ([\d.]+) s\. (\d+) of the (\d+) "
+             r"calls \((<1|>99|\d+)%\) ran on the GPU", o["share"])
+secs = t["cpu_reason_seconds"]
+want = [(k, n, secs[k]) for k, n in sorted(t["cpu_reasons"].items(), key=lambda kv: (-kv[1], -secs[kv[0]]))]
+if len(want) > 6:
+    want = want[:5] + [(f"{len(want) - 5} other reasons", sum(w[1] for w in want[5:]), sum(w[2] for w in want[5:]))]
+sys.exit(not (m and near(float(m[2]), t["gpu_seconds"]) and near(float(m[3]), t["seconds"]) and
+              percent(m[1], t["gpu_seconds"] / t["seconds"]) and percent(m[6], t["gpu_share"]) and
+              (int(m[4]), int(m[5])) == (t["gpu_calls"], t["calls"]) and len(want) >= 2 and
+              [r[:2] for r in o["rows"]] == [w[:2] for w in want] and
+              all(near(r[2], w[2]) for r, w in zip(o["rows"], want))))
+PY
+$REP --html $W/nogpu.html $W/nogpu.log >/dev/null 2>&1
+timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$W/nogpu.html" >$W/nogpu.dom 2>/dev/null
+check "html: no GPU: the first section says so, with the gpu_off event's reason, and the calls' reasons" \
+    domq $W/nogpu.dom $W/nogpu.log <<'PY'
+import json, sys
+from domq import overview
+o = overview(sys.argv[1])
+why = next(r["what"] for r in map(json.loads, open(sys.argv[2])) if r.get("event") == "gpu_off")
+sys.exit(not (len(o["gpu_off"]) == 1 and o["gpu_off"][0].startswith("The GPU was off in pid ") and
+              f": {why}. From then on, every call of that process ran on the CPU." in o["gpu_off"][0] and
+              o["share"].startswith("0% of the time in calls was on the GPU") and o["rows"][0][0] == why))
+PY
+# Logs written here: two processes, the second without a GPU, and reasons with parentheses, commas, markup and
+# the page's own placeholder, more of them than the tables show; then a log whose every call ran on the GPU.
+$PY - $W/why.log $W/allgpu.log <<'PY'
+import json, sys
+def log(path, procs):
+    with open(path, "w") as f:
+        for pid, off, calls in procs:
+            f.write(json.dumps({"gpushim_log": 2, "version": "0.1.0", "pid": pid, "host": "node1", "rank": "",
+                                "job": "", "offload": "auto", "sites": "python", "rules": {}}) + "\n")
+            if off:
+                f.write(json.dumps({"t": 0.0, "event": "gpu_off", "what": off}) + "\n")
+            t = 0.001
+            for routine, where, why, seconds, n in calls:
+                for _ in range(n):
+                    f.write(json.dumps({"t": t, "routine": routine, "flops": 1e9, "where": where, "why": why,
+                                        "seconds": seconds, "site": "fit.py:12 in step"}) + "\n")
+                    t += seconds + 0.001
+            f.write(json.dumps({"exit": t}) + "\n")
+nogpu = "no usable GPU (cannot load /x/libcudart.so.13)"
+log(sys.argv[1], [(4242, None, [("dgemm", "cpu", "below threshold", 0.001, 12),
+                                ("dgemm", "cpu", "cpu faster", 0.020, 1),
+                                ("dgemm", "cpu", "<b>odd</b> & %DATA% </script>", 0.0035, 1),
+                                ("dgemm", "cpu", "gpu: needs 8000 bytes of device memory, 4096 available", 0.004, 1),
+                                ("dgemm", "gpu", "above threshold", 0.010, 2),
+                                ("dgesv", "cpu", "INFO = 2 on the GPU: the CPU library gives LAPACK's outputs",
+                                 0.003, 1),
+                                ("dgesv", "cpu", "trivial", 0.0, 1)]),
+                  (4243, nogpu, [("dgemm", "cpu", nogpu, 0.050, 2)])])
+log(sys.argv[2], [(4244, None, [("dgemm", "gpu", "above threshold", 0.010, 3)])])
+PY
+$REP --top 100 $W/why.log >$W/why.txt
+check "report: the why column lists a routine's reasons one a line under the column, count first, the rest summed" \
+    q $W/why.txt <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+col = next(l for l in lines if l.startswith("routine ")).index("why calls stayed on the CPU")
+i = next(i for i, l in enumerate(lines) if l.startswith("dgemm "))
+want = ["12  below threshold", " 2  no usable GPU (cannot load /x/libcudart.so.13)", " 1  cpu faster",
+        " 2  (2 other reasons)", "1  INFO = 2 on the GPU: the CPU library gives LAPACK's outputs", "1  trivial"]
+sys.exit(not ([l[col:] for l in lines[i:i + 6]] == want and lines[i + 4].startswith("dgesv ") and
+              all(l[:col].strip() == "" for l in lines[i + 1:i + 4] + lines[i + 5:i + 6])))
+PY
+$REP --json $W/why.log >$W/why.json
+check "report: --json keeps cpu_reasons as {reason: calls} and adds cpu_reason_seconds" q $W/why.json <<'PY'
+import json, sys
+r = next(r for r in json.load(open(sys.argv[1]))["routines"] if r["routine"] == "dgemm")
+sys.exit(not (list(r["cpu_reasons"].items())[:2] == [("below threshold", 12), ("no usable GPU (cannot load "
+              "/x/libcudart.so.13)", 2)] and list(r["cpu_reason_seconds"]) == list(r["cpu_reasons"]) and
+              abs(r["cpu_reason_seconds"]["below threshold"] - 0.012) < 1e-9))
+PY
+for f in why allgpu; do
+    $REP --html $W/$f.html $W/$f.log >/dev/null 2>&1
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$W/$f.html" >$W/$f.dom 2>/dev/null
+done
+check "html: the run's five commonest reasons, the rest in one row, the process without a GPU; log text escaped" \
+    domq $W/why.dom <<'PY'
+import re, sys
+from domq import overview, near
+o = overview(sys.argv[1])
+want = [("below threshold", 12, 0.012), ("no usable GPU (cannot load /x/libcudart.so.13)", 2, 0.1),
+        ("cpu faster", 1, 0.02), ("gpu: needs 8000 bytes of device memory, 4096 available", 1, 0.004),
+        ("<b>odd</b> & %DATA% </script>", 1, 0.0035), ("2 other reasons", 2, 0.003)]
+outside_data = re.sub(r"<script.*?</script>", "", o["dom"], flags=re.S)
+sys.exit(not (len(o["rows"]) == 6 and all(r[:2] == w[:2] and near(r[2], w[2]) for r, w in zip(o["rows"], want))
+              and "<b>" not in outside_data and "rendered 21 calls" in o["dom"] and len(o["gpu_off"]) == 1 and
+              o["gpu_off"][0].startswith("The GPU was off in pid 4243 on node1: no usable GPU (cannot load "
+                                         "/x/libcudart.so.13). From then on")))
+PY
+check "html: the routine table lists each routine's reasons one a line, count first" domq $W/why.dom <<'PY'
+import re, sys
+from domq import text
+row = re.search(r"<tr><td>dgemm</td>.*?</tr>", open(sys.argv[1]).read())
+lines = [(text(m[0]), text(m[1])) for m in re.findall(r"<div><span>(.*?)</span>(.*?)</div>", row[0] if row else "")]
+sys.exit(lines != [("12", "below threshold"), ("2", "no usable GPU (cannot load /x/libcudart.so.13)"),
+                   ("1", "cpu faster"), ("1", "<b>odd</b> & %DATA% </script>"),
+                   ("1", "gpu: needs 8000 bytes of device memory, 4096 available")])
+PY
+check "html: every call on the GPU: the first section says so, with no table of reasons" domq $W/allgpu.dom <<'PY'
+import sys
+from domq import overview
+o = overview(sys.argv[1])
+sys.exit(not (o["share"].startswith("100% of the time in calls was on the GPU") and not o["rows"] and
+              '<p id="cpu-none">Every call ran on the GPU: none stayed on the CPU.</p>' in o["section"] and
+              'id="reasons-table"' not in o["dom"]))
+PY
 
 # Bad files: which file, which line, what is wrong; exit status 1.
 bad() { $REP "$1" >/dev/null 2>$W/bad.err; [ $? = 1 ] && [ "$(cat $W/bad.err)" = "gpushim-report: $2" ]; }
