@@ -123,7 +123,7 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
-	$(B)/tests/coherence $(B)/tests/sites_main
+	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so
 tests: $(LIB) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -151,6 +151,10 @@ $(B)/tests/libsites.so: tests/progs/sites_lib.c | $(B)/tests
 
 $(B)/tests/sites_main: tests/progs/sites_main.c $(B)/tests/libsites.so
 	$(CC) $(TEST_CFLAGS) -fno-toplevel-reorder $< -o $@ -L$(B)/tests -lsites -Wl,-rpath,'$$ORIGIN' -lopenblas
+
+# Another build of libsites.so, which replaces it on disk while a process runs it.
+$(B)/tests/libsites_replaced.so: tests/progs/sites_lib.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -DSITES_REPLACED -fno-toplevel-reorder -fPIC -shared $< -o $@ -lopenblas
 
 # Reference CBLAS (Debian's libblas3, not OpenBLAS) calls dgemm_ through the PLT, so its inner calls reach
 # the shim.
@@ -197,8 +201,8 @@ check-unit: tests
 check-gpu:
 	tests/gpu/run.sh
 
-# Everything the GPU machine needs, built here: the device tool carries build/libgpushim.so, build/tests and
-# build/gpu (the CPU libraries the test programs link, packed).
+# Everything the GPU machine needs, built here: the device tool carries build/libgpushim.so, build/tests,
+# build/olddriver and build/gpu (the CPU libraries the test programs link, packed).
 gpu-pack: tests
 	tests/gpu/pack.sh
 

@@ -1,21 +1,26 @@
 /* Call sites for the log: where the program made a call.  The native site is the first frame, walking out
- * from the call, whose object is neither gpushim nor a BLAS, LAPACK or FFTW library: "module:function".  The
- * stack comes from libunwind (opened with dlopen; glibc's backtrace when it is missing), objects and names from
- * the dynamic loader, both cached by address so that a site seen before costs a walk and a few look-ups.  In a
- * CPython process the Python site is the innermost frame outside installed packages ("fit.py:42 in train"),
- * read through CPython's C API with the GIL held for the moment it takes (NumPy releases the GIL around BLAS
- * and LAPACK calls).  Threads Python does not know have no Python site.  Nothing here is called with a lock
- * of gpushim held, and nothing is allocated per call. */
+ * from the call, whose object is neither gpushim nor a BLAS, LAPACK or FFTW library: "module:function", the
+ * function symbol of the object's file (.symtab, else .dynsym) whose range holds the call, or
+ * "module+0xOFFSET" when none does (a static function of a stripped object, whose nearest symbol is another
+ * function).  The stack comes from libunwind's unw_backtrace (opened with dlopen; glibc's backtrace when it is
+ * missing), the objects from the dynamic loader, the symbols from the files through open and pread into fixed
+ * buffers (gpushim interposes mmap and free, hostreg.c); answers are cached by address, so a site seen before
+ * costs a walk and a few look-ups.  In a CPython process the Python site is the innermost frame outside
+ * installed packages ("fit.py:42 in train"), read through CPython's C API with the GIL held for the moment it
+ * takes (NumPy releases the GIL around BLAS and LAPACK calls).  Threads Python does not know have no Python
+ * site.  Nothing here is called with a lock of gpushim held, and nothing is allocated per call. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
 #include "site.h"
@@ -26,12 +31,7 @@
 
 static struct {
     pthread_once_t once;
-    int (*backtrace)(void **, int);
-    int (*getcontext)(unw_context_t *);
-    int (*init_local)(unw_cursor_t *, unw_context_t *);
-    int (*step)(unw_cursor_t *);
-    int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
-    int (*get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
+    __typeof__(unw_backtrace) *backtrace; /* libunwind's, opened with dlopen: its type from libunwind.h */
 } gs_unw = {.once = PTHREAD_ONCE_INIT};
 
 /* A function pointer to fill and the symbol that fills it. */
@@ -49,31 +49,38 @@ static bool gs_syms(void *h, const gs_sym_t *syms, size_t n)
     return true;
 }
 
+/* libunwind for the stack walk only: the names come from the files (gs_function_name). */
 static void gs_unw_open(void)
 {
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    /* libunwind.h maps the unw_ names of local unwinding to these symbols; gs_unw.backtrace marks them found */
-    const gs_sym_t syms[] = {
-        {&gs_unw.getcontext, "_Ux86_64_getcontext"},  {&gs_unw.init_local, "_ULx86_64_init_local"},
-        {&gs_unw.step, "_ULx86_64_step"},             {&gs_unw.get_reg, "_ULx86_64_get_reg"},
-        {&gs_unw.get_proc_name, "_ULx86_64_get_proc_name"}, {&gs_unw.backtrace, "unw_backtrace"},
-    };
-    if (h && !gs_syms(h, syms, sizeof syms / sizeof syms[0]))
-        gs_unw.backtrace = NULL;
+    if (h)
+        *(void **)&gs_unw.backtrace = dlsym(h, "unw_backtrace");
 }
 
 /* Loaded objects' executable ranges, and whether calls from them are the libraries' own. */
 #define GS_NMOD 512
 typedef struct {
     uintptr_t lo, hi;
-    bool library;  /* gpushim, or a BLAS, LAPACK or FFTW library: walk on */
-    char name[96]; /* base name */
+    uintptr_t bias; /* the loader's dlpi_addr: an address less this is the address in the file's terms */
+    bool library;   /* gpushim, or a BLAS, LAPACK or FFTW library: walk on */
+    char name[96];  /* base name */
 } gs_module_t;
+
+/* The loaded object that holds an address (gs_object_find): its file and its build ID. */
+typedef struct {
+    uintptr_t addr; /* the address asked about */
+    bool found;
+    uintptr_t bias;
+    char path[4096];
+    unsigned char id[64];
+    size_t nid; /* the build ID's length; 0 when the object has none */
+} gs_object_t;
 
 /* Return addresses seen: ip[h] -> idx[h], GS_LIBRARY for a library's frame, else 1 + the index of its name.
  * Open addressing, never removed. */
 #define GS_NADDR 4096
 #define GS_LIBRARY 0xffff
+#define GS_NPH 64 /* program headers read from a file, for its build ID */
 static struct {
     pthread_mutex_t lock;
     gs_module_t mod[GS_NMOD];
@@ -82,6 +89,15 @@ static struct {
     uint16_t idx[GS_NADDR];
     char names[2048][160];
     int nnames;
+    /* scratch of the name look-up (gs_function_name), under the lock */
+    gs_object_t obj;
+    char sym[1024]; /* a symbol's name: C++ names mangled run long */
+    ElfW(Phdr) ph[GS_NPH];
+    union {
+        ElfW(Shdr) sh[256];
+        ElfW(Sym) sym[4096];
+        char note[8192];
+    } buf;
 } gs_sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 bool gs_site_library_name(const char *base)
@@ -105,6 +121,7 @@ static int gs_module_add(struct dl_phdr_info *info, size_t size, void *arg)
         gs_module_t *m = &gs_sites.mod[gs_sites.nmod++];
         m->lo = info->dlpi_addr + ph->p_vaddr;
         m->hi = m->lo + ph->p_memsz;
+        m->bias = info->dlpi_addr;
         m->library = gs_site_library_name(base);
         snprintf(m->name, sizeof m->name, "%s", base);
     }
@@ -125,6 +142,159 @@ static const gs_module_t *gs_module_of(uintptr_t ip)
         }
     }
     return NULL;
+}
+
+/* ---- function names from the objects' files ----------------------------------------------------------- */
+
+/* Reads n bytes of fd at off into p; false on an error or a short file. */
+static bool gs_pread(int fd, void *p, size_t n, uint64_t off)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t r = pread(fd, (char *)p + done, n - done, (off_t)(off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        done += (size_t)r;
+    }
+    return true;
+}
+
+/* The GNU build ID among the notes p[0, n), whose fields are aligned to align bytes, into id (cap bytes):
+ * its length, 0 when there is none. */
+static size_t gs_note_id(const char *p, size_t n, size_t align, unsigned char *id, size_t cap)
+{
+    ElfW(Nhdr) h;
+    for (size_t i = 0; i < n && n - i >= sizeof h;) {
+        memcpy(&h, p + i, sizeof h);
+        size_t name = i + sizeof h, desc = name + ((h.n_namesz + align - 1) & ~(align - 1));
+        if (desc > n || n - desc < h.n_descsz)
+            return 0;
+        if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 && memcmp(p + name, "GNU", 4) == 0 &&
+            h.n_descsz <= cap) {
+            memcpy(id, p + desc, h.n_descsz);
+            return h.n_descsz;
+        }
+        i = desc + ((h.n_descsz + align - 1) & ~(align - 1));
+    }
+    return 0;
+}
+
+/* dl_iterate_phdr's callback: fills the gs_object_t at arg when this object holds its address.  The build
+ * ID is read from the mapped notes here, while the loader keeps the object from being unloaded. */
+static int gs_object_find(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    gs_object_t *o = arg;
+    bool holds = false;
+    for (int i = 0; i < info->dlpi_phnum && !holds; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        holds = ph->p_type == PT_LOAD && o->addr - info->dlpi_addr - ph->p_vaddr < ph->p_memsz;
+    }
+    if (!holds)
+        return 0;
+    o->found = true;
+    o->bias = info->dlpi_addr;
+    /* the loader names the main program "" */
+    snprintf(o->path, sizeof o->path, "%s",
+             info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe");
+    o->nid = 0;
+    for (int i = 0; i < info->dlpi_phnum && !o->nid; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_NOTE)
+            o->nid = gs_note_id((const char *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz,
+                                ph->p_align == 8 ? 8 : 4, o->id, sizeof o->id);
+    }
+    return 1;
+}
+
+/* The file of the object o, opened, when it is an ELF file of this process's class whose build ID is the
+ * loaded object's: a library replaced on disk since it was loaded would name wrong functions
+ * (tests/t_sites.sh, "replaced on disk").  -1 when not. */
+static int gs_elf_open(const gs_object_t *o, ElfW(Ehdr) *eh)
+{
+    int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    bool ok = gs_pread(fd, eh, sizeof *eh, 0) && memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+              eh->e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32);
+    if (ok && o->nid) {
+        unsigned char id[sizeof o->id];
+        size_t nph = eh->e_phnum < GS_NPH ? eh->e_phnum : GS_NPH, nid = 0;
+        ok = eh->e_phentsize == sizeof(ElfW(Phdr)) &&
+             gs_pread(fd, gs_sites.ph, nph * sizeof(ElfW(Phdr)), eh->e_phoff);
+        for (size_t i = 0; ok && i < nph && !nid; i++) {
+            const ElfW(Phdr) *ph = &gs_sites.ph[i];
+            if (ph->p_type == PT_NOTE && ph->p_filesz <= sizeof gs_sites.buf.note &&
+                gs_pread(fd, gs_sites.buf.note, ph->p_filesz, ph->p_offset))
+                nid = gs_note_id(gs_sites.buf.note, ph->p_filesz, ph->p_align == 8 ? 8 : 4, id, sizeof id);
+        }
+        ok = ok && nid == o->nid && memcmp(id, o->id, nid) == 0;
+    }
+    if (!ok) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The symbol table to read, .symtab when the file has one (static functions included), else .dynsym (the
+ * exported symbols), and the string table it links to; false when there is neither.  A file of over 65279
+ * sections (whose count sits in section 0) or none counts as having neither. */
+static bool gs_elf_tables(int fd, const ElfW(Ehdr) *eh, ElfW(Shdr) *tab, ElfW(Shdr) *str)
+{
+    const size_t per = sizeof gs_sites.buf.sh / sizeof gs_sites.buf.sh[0];
+    bool any = false, full = false;
+    if (eh->e_shentsize != sizeof(ElfW(Shdr)))
+        return false;
+    for (size_t i = 0; i < eh->e_shnum && !full; i += per) {
+        size_t k = eh->e_shnum - i < per ? eh->e_shnum - i : per;
+        if (!gs_pread(fd, gs_sites.buf.sh, k * sizeof(ElfW(Shdr)), eh->e_shoff + i * sizeof(ElfW(Shdr))))
+            return false;
+        for (size_t j = 0; j < k && !full; j++) {
+            const ElfW(Shdr) *s = &gs_sites.buf.sh[j];
+            if (s->sh_type == SHT_SYMTAB || (s->sh_type == SHT_DYNSYM && !any)) {
+                *tab = *s;
+                any = true, full = s->sh_type == SHT_SYMTAB;
+            }
+        }
+    }
+    return any && tab->sh_entsize == sizeof(ElfW(Sym)) && tab->sh_link < eh->e_shnum &&
+           gs_pread(fd, str, sizeof *str, eh->e_shoff + tab->sh_link * sizeof(ElfW(Shdr))) &&
+           str->sh_type == SHT_STRTAB;
+}
+
+/* The name of the defined function symbol of tab whose [st_value, st_value + st_size) holds a (an address
+ * in the file's terms), into fn (n bytes); of aliases, a global name before a local one.  False when none. */
+static bool gs_elf_symbol(int fd, const ElfW(Shdr) *tab, const ElfW(Shdr) *str, uintptr_t a, char *fn,
+                          size_t n)
+{
+    const size_t per = sizeof gs_sites.buf.sym / sizeof gs_sites.buf.sym[0];
+    const size_t count = tab->sh_size / sizeof(ElfW(Sym));
+    ElfW(Sym) best = {0};
+    bool found = false;
+    for (size_t i = 0; i < count; i += per) {
+        size_t k = count - i < per ? count - i : per;
+        if (!gs_pread(fd, gs_sites.buf.sym, k * sizeof(ElfW(Sym)), tab->sh_offset + i * sizeof(ElfW(Sym))))
+            return false;
+        for (size_t j = 0; j < k; j++) {
+            const ElfW(Sym) *s = &gs_sites.buf.sym[j];
+            int type = ELF64_ST_TYPE(s->st_info);
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || a < s->st_value ||
+                a - s->st_value >= s->st_size)
+                continue;
+            if (!found || s->st_value > best.st_value ||
+                (s->st_value == best.st_value && ELF64_ST_BIND(best.st_info) == STB_LOCAL))
+                best = *s, found = true;
+        }
+    }
+    if (!found || best.st_name >= str->sh_size)
+        return false;
+    size_t len = str->sh_size - best.st_name < n - 1 ? str->sh_size - best.st_name : n - 1;
+    if (!gs_pread(fd, fn, len, str->sh_offset + best.st_name))
+        return false;
+    fn[len] = 0; /* the name ends at its own NUL, or is cut at n - 1 bytes */
+    return fn[0] != 0;
 }
 
 /* A C++ name as written, without its parameters ("solve<double>"), through the C++ runtime's demangler when
@@ -151,32 +321,46 @@ static void gs_demangle(char *fn, size_t n)
     free(d);
 }
 
-/* The name of the function holding the return address ip, the depth-th frame of the walk: libunwind reads
- * the symbol table, static functions included; the loader's dladdr knows exported symbols only. */
-static void gs_function_name(uintptr_t ip, int depth, char *fn, size_t n)
+/* The function that made the call returning to ip, into fn (n bytes), demangled: the function symbol of the
+ * object's file whose range holds the call, or, when the file cannot be read or has no section headers, the
+ * loader's exported symbol, again only when its size shows that it holds the call (the nearest symbol before
+ * an address is another function's when the caller is a static function of a stripped object).  False when
+ * no symbol holds the call. */
+static bool gs_function_name(uintptr_t ip, char *fn, size_t n)
 {
-    fn[0] = 0;
-    if (gs_unw.backtrace) {
-        unw_context_t ctx;
-        unw_cursor_t cur;
-        unw_word_t off, reg;
-        if (gs_unw.getcontext(&ctx) == 0 && gs_unw.init_local(&cur, &ctx) == 0)
-            for (int i = 0; i < depth + 4 && gs_unw.step(&cur) > 0; i++)
-                if (gs_unw.get_reg(&cur, UNW_REG_IP, &reg) == 0 && reg == ip) {
-                    if (gs_unw.get_proc_name(&cur, fn, n, &off) != 0)
-                        fn[0] = 0;
-                    break;
-                }
+    gs_object_t *o = &gs_sites.obj;
+    o->addr = ip - 1; /* the call instruction ends just before its return address */
+    o->found = false;
+    dl_iterate_phdr(gs_object_find, o);
+    ElfW(Ehdr) eh;
+    ElfW(Shdr) tab = {0}, str = {0};
+    int fd = o->found ? gs_elf_open(o, &eh) : -1;
+    bool named = false;
+    char *sym = gs_sites.sym;
+    if (fd >= 0 && gs_elf_tables(fd, &eh, &tab, &str)) {
+        named = gs_elf_symbol(fd, &tab, &str, o->addr - o->bias, sym, sizeof gs_sites.sym);
+    } else {
+        Dl_info dl;
+        const ElfW(Sym) *s = NULL;
+        named = dladdr1((void *)o->addr, &dl, (void **)&s, RTLD_DL_SYMENT) && s && dl.dli_sname &&
+                o->addr - (uintptr_t)dl.dli_saddr < s->st_size;
+        if (named)
+            snprintf(sym, sizeof gs_sites.sym, "%s", dl.dli_sname);
     }
-    Dl_info dl;
-    if (!fn[0] && dladdr((void *)ip, &dl) && dl.dli_sname)
-        snprintf(fn, n, "%s", dl.dli_sname);
-    gs_demangle(fn, n);
+    if (fd >= 0)
+        close(fd);
+    if (named) {
+        gs_demangle(sym, sizeof gs_sites.sym);
+        size_t len = strnlen(sym, n - 1); /* cut to fit */
+        memcpy(fn, sym, len);
+        fn[len] = 0;
+    }
+    return named;
 }
 
-/* What the return address ip (the depth-th frame) is: GS_LIBRARY, or 1 + the index of its "module:function";
- * under the lock. */
-static unsigned gs_frame(uintptr_t ip, int depth)
+/* What the return address ip is: GS_LIBRARY, or 1 + the index of its "module:function" or
+ * "module+0xOFFSET"; under the lock. */
+static unsigned gs_frame(uintptr_t ip)
 {
     size_t h = (ip >> 4) * 0x9e3779b97f4a7c15ull >> 52;
     for (size_t k = 0; k < GS_NADDR && gs_sites.ip[h]; k++, h = (h + 1) % GS_NADDR)
@@ -188,10 +372,14 @@ static unsigned gs_frame(uintptr_t ip, int depth)
     if (!m || !m->library) {
         if (gs_sites.nnames == (int)(sizeof gs_sites.names / sizeof gs_sites.names[0]))
             return 0; /* full: unnamed */
-        char fn[128];
-        gs_function_name(ip, depth, fn, sizeof fn);
-        snprintf(gs_sites.names[gs_sites.nnames++], sizeof gs_sites.names[0], "%s:%s", m ? m->name : "?",
-                 fn[0] ? fn : "?");
+        char fn[128], site[sizeof gs_sites.names[0]];
+        if (!m)
+            snprintf(site, sizeof site, "?:?");
+        else if (gs_function_name(ip, fn, sizeof fn))
+            snprintf(site, sizeof site, "%s:%s", m->name, fn);
+        else
+            snprintf(site, sizeof site, "%s+0x%" PRIxPTR, m->name, ip - m->bias);
+        memcpy(gs_sites.names[gs_sites.nnames++], site, sizeof site);
         idx = (unsigned)gs_sites.nnames;
     }
     if (!gs_sites.ip[h])
@@ -201,15 +389,17 @@ static unsigned gs_frame(uintptr_t ip, int depth)
 
 void gs_site_native(char *out, size_t n)
 {
+    int err = errno; /* a file that cannot be opened, or libunwind's probes, would change the caller's */
     pthread_once(&gs_unw.once, gs_unw_open);
     void *ips[GS_SITE_FRAMES];
     int k = gs_unw.backtrace ? gs_unw.backtrace(ips, GS_SITE_FRAMES) : backtrace(ips, GS_SITE_FRAMES);
     pthread_mutex_lock(&gs_sites.lock);
     unsigned idx = GS_LIBRARY;
     for (int i = 1; i < k && idx == GS_LIBRARY; i++) /* ips[0] is in this function */
-        idx = gs_frame((uintptr_t)ips[i], i);
+        idx = gs_frame((uintptr_t)ips[i]);
     snprintf(out, n, "%s", idx && idx != GS_LIBRARY ? gs_sites.names[idx - 1] : "?");
     pthread_mutex_unlock(&gs_sites.lock);
+    errno = err;
 }
 
 void gs_site_atfork_child(void)
