@@ -4,11 +4,12 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites log loading cache; default all)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites log notices loading cache; default
+#   all)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites log loading cache} "
+GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites log notices loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -231,6 +232,31 @@ if want log; then
     else
         bad "log: gpu event, sites or report (sites.log)"
     fi
+fi
+
+# 7. The notices on a machine with a driver and a GPU, in the user's terms: a GPU hidden by CUDA_VISIBLE_DEVICES,
+# a driver too old for the runtime (build/olddriver's libcuda.so.1, found before the real one), no CUDA
+# libraries; each one line, with every call on the CPU and its results (tests/t_nogpu.sh has the stand-in's).
+# notice NAME PATTERN VAR=VALUE...
+notice() {
+    name=$1 pattern=$2
+    shift 2
+    env "$@" GPUSHIM_LOG=$OUT/$name.log LD_PRELOAD=$LIB GPUSHIM_OFFLOAD=always $T/blas_all_plain $OUT/$name.bin \
+        >/dev/null 2>$OUT/$name.err
+    if $T/blas_cmp $OUT/ref_plain.bin $OUT/$name.bin >/dev/null && [ "$(wc -l <$OUT/$name.err)" = 1 ] &&
+        grep -qE "^gpushim: no usable GPU: $pattern" $OUT/$name.err && [ "$(count $OUT/$name.log -- where=gpu)" = 0 ]
+    then
+        ok "notice, $name: $(cat $OUT/$name.err)"
+    else
+        bad "notice, $name: $(cat $OUT/$name.err)"
+    fi
+}
+if want notices; then
+    $T/blas_all_plain $OUT/ref_plain.bin >/dev/null
+    notice hidden "no GPU visible: CUDA_VISIBLE_DEVICES='-1' hides every device" CUDA_VISIBLE_DEVICES=-1
+    notice old-driver "the NVIDIA driver is too old: it supports CUDA 12.2, and libcudart.so.13 is CUDA 13" \
+        LD_LIBRARY_PATH=$(pwd)/build/olddriver:$LD_LIBRARY_PATH
+    notice no-libraries "no CUDA libraries in GPUSHIM_CUDA_LIBDIR=/nonexistent" GPUSHIM_CUDA_LIBDIR=/nonexistent
 fi
 
 # 3. Loading, nesting, fork and threads.
