@@ -123,6 +123,7 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
+	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so
 tests: $(LIB) standin $(B)/standin/selftest $(TEST_PROGS)
 
@@ -169,6 +170,12 @@ $(B)/tests/reuse: tests/progs/reuse.c | $(B)/tests
 
 $(B)/tests/hazards: tests/progs/hazards.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
+
+$(B)/tests/libdlsym_frees.so: tests/progs/dlsym_frees.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -fPIC -shared $< -o $@ -ldl
+
+$(B)/tests/first_free: tests/progs/first_free.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@
 
 $(B)/tests/libotherfree.so: tests/progs/otherfree.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $< -o $@ -ldl

@@ -97,8 +97,11 @@ static void gs_reg_forget(uintptr_t lo, uintptr_t hi)
 }
 
 /* The real definition of an interposed memory function, resolved once.  NULL only while dlsym itself is
- * resolving it (a free made by dlsym is then leaked, once). */
-static _Thread_local int gs_hook_resolving __attribute__((tls_model("initial-exec")));
+ * resolving it (a free made by dlsym is then leaked, once).  The flag is volatile because glibc declares dlsym
+ * a leaf function, one that never calls back into this file, so the compiler dropped the store before the
+ * call; but dlsym does call free (glibc 2.39's loader, inside a dlopen), which recursed until the stack ran out
+ * (tests/t_loading.sh, "dlsym that frees"). */
+static _Thread_local volatile int gs_hook_resolving __attribute__((tls_model("initial-exec")));
 static void *gs_hook_real(_Atomic(void *) *slot, const char *name)
 {
     void *f = atomic_load_explicit(slot, memory_order_acquire);

@@ -1,5 +1,5 @@
 # Programs that load BLAS the hard ways: privately (RTLD_LOCAL), from a library constructor, nested inside
-# the CPU library, across fork and nested fork, and from many threads at once.
+# the CPU library, across fork and nested fork, and from many threads at once; and a dlsym that frees.
 . "$(dirname "$0")/lib.sh"
 
 for mode in never always; do
@@ -16,6 +16,11 @@ for mode in never always; do
     check "BLAS from a library constructor, $mode: both calls logged" \
         test "$(count $W/ctor_$mode.log -- routine=dgemm)" = 2
 done
+
+# A dlsym that frees while gpushim's free hook resolves the real free (glibc 2.39's, inside a dlopen): the
+# nested free must not resolve again, which recursed until the stack ran out.
+env LD_PRELOAD="$LIB $T/libdlsym_frees.so" timeout 20 $T/first_free >$W/first_free.out 2>&1
+check "dlsym that frees: the program runs to its end" test "$(cat $W/first_free.out)" = freed
 
 # nested: reference CBLAS calls dgemm_ and dsyrk_ from inside cblas_dgemm and cblas_dsyrk.
 $T/nested $W/nested.ref
