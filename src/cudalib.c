@@ -56,6 +56,15 @@ void gs_cuda_version(char *out, size_t n, int v)
     snprintf(out, n, "%d.%d", v / 1000, v % 1000 / 10);
 }
 
+/* Whether the NVIDIA driver's library can be loaded (nothing of it is called). */
+static bool gs_cuda_has_driver(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
 /* Why the runtime of this major version found no device (cudaGetDeviceCount returned st, or no device), in the
  * user's terms: no driver, a driver older than the runtime, no device visible, or CUDA's own message.  True
  * when the driver refused this runtime as too new, so that an older runtime is worth a try. */
@@ -68,13 +77,9 @@ static bool gs_cuda_why_none(int st, int major, char *why, size_t n)
     gs_cuda_version(dv, sizeof dv, drv);
     gs_cuda_version(rv, sizeof rv, rt);
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    if (st == cudaErrorInsufficientDriver && drv == 0) {
-        /* the runtime reports version 0 when it could not load the driver's library */
-        void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-        if (h)
-            dlclose(h);
+    if (st == cudaErrorInsufficientDriver && drv == 0) { /* the runtime's answer when it found no driver */
         snprintf(why, n, "no NVIDIA driver (%s; CUDA %s runtime found)",
-                 h ? "libcuda.so.1 loads but gives no version" : "libcuda.so.1 not found", rv);
+                 gs_cuda_has_driver() ? "libcuda.so.1 loads but gives no version" : "libcuda.so.1 not found", rv);
     } else if (st == cudaErrorInsufficientDriver) {
         bool older = drv >= 12000 && major > 12;
         snprintf(why, n, "the NVIDIA driver is too old: it supports CUDA %s, and libcudart.so.%d is CUDA %s; %s", dv,
@@ -97,14 +102,10 @@ static bool gs_cuda_why_none(int st, int major, char *why, size_t n)
     return false;
 }
 
-/* Whether the NVIDIA driver's library can be loaded (nothing of it is called). */
-static bool gs_cuda_has_driver(void)
-{
-    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (h)
-        dlclose(h);
-    return h != NULL;
-}
+/* Resolves gs_cuda.f in the library lib, or returns GS_ENODEV with the reason in why. */
+#define GS_X_LOAD(f) \
+    if (gs_cuda_sym(lib, #f, (void **)&gs_cuda.f, why, n) != GS_OK) \
+        return GS_ENODEV;
 
 /* Opens libcudart.so.<major>, resolves its functions and asks for devices.  GS_OK with the count; GS_ENOENT
  * when the library is not there; GS_ENODEV with the reason in why, *older set when the driver would take an
@@ -115,11 +116,7 @@ static int gs_cuda_open_runtime(int major, int *count, bool *older, char *why, s
     void *lib = gs_cuda_open("cudart", major, why, n);
     if (!lib)
         return GS_ENOENT;
-#define GS_X_LOAD(f) \
-    if (gs_cuda_sym(lib, #f, (void **)&gs_cuda.f, why, n) != GS_OK) \
-        return GS_ENODEV;
     GS_CUDART_FUNCS(GS_X_LOAD)
-#undef GS_X_LOAD
     *count = 0;
     int st = gs_cuda.cudaGetDeviceCount(count);
     if (st == cudaSuccess && *count > 0) {
@@ -174,11 +171,7 @@ int gs_cuda_load(char *why, size_t n)
     if (!blas)
         return GS_ENODEV;
     void *lib = blas;
-#define GS_X_LOAD(f) \
-    if (gs_cuda_sym(lib, #f, (void **)&gs_cuda.f, why, n) != GS_OK) \
-        return GS_ENODEV;
     GS_CUBLAS_FUNCS(GS_X_LOAD)
-#undef GS_X_LOAD
     for (int op = 0; op < GS_NOPS; op++)
         for (int p = 0; p < GS_NPREC; p++)
             if (gs_cublas_names[op][p] && gs_cuda_sym(blas, gs_cublas_names[op][p], &gs_cuda.blas[op][p], why, n))
@@ -188,6 +181,8 @@ int gs_cuda_load(char *why, size_t n)
             return GS_ENODEV;
     return GS_OK;
 }
+
+#undef GS_X_LOAD
 
 int gs_cuda_error(gs_call_t *c, const char *name, int status, const char *file, int line)
 {
