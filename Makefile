@@ -23,7 +23,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-sites install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-sites depgraph install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -38,6 +38,7 @@ help:
 	@echo "make bench-cache    on a GPU machine: the residency cache against the CPU and CuPy (bench/results/cache.md)"
 	@echo "make bench-lapack   on a GPU machine: numpy.linalg and scipy.linalg against the CPU and CuPy (bench/results/lapack.md)"
 	@echo "make bench-sites    what the log's call sites cost per call, from C and Python (bench/results/sites.md)"
+	@echo "make depgraph       the library's module graph from its objects, and its cycles (tests/depgraph.py)"
 	@echo "make install PREFIX=DIR   install the library, header, scripts and man pages"
 
 # ---- the library -----------------------------------------------------------------------------------------
@@ -234,6 +235,10 @@ bench-cache: $(LIB)
 
 bench-lapack: $(LIB)
 	bench/lapack.sh
+
+# Not a test yet: the graph has one cycle of 15 modules, which the layering of issue 18 breaks.
+depgraph: $(LIB_OBJS)
+	tests/depgraph.py $(LIB_OBJS)
 
 bench-sites: deps tests
 	PYTHON=$(VENV2)/bin/python bench/sites.sh
