@@ -236,7 +236,7 @@ bench-cache: $(LIB)
 bench-lapack: $(LIB)
 	bench/lapack.sh
 
-# Not a test yet: the graph has one cycle of 15 modules, which the layering of issue 18 breaks.
+# Not a test yet: the graph has two cycles of 6 modules each, which the layering of issue 18 breaks.
 depgraph: $(LIB_OBJS)
 	tests/depgraph.py $(LIB_OBJS)
 

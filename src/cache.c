@@ -422,7 +422,8 @@ void gs_cache_end(gs_call_t *c, gs_cbind_t *b, int n, bool ok)
     }
 }
 
-void gs_cache_atfork_child(void)
+/* In a forked child: every entry is forgotten without calling CUDA. */
+static void gs_cache_atfork_child(void)
 {
     pthread_mutex_init(&gs_c.lock, NULL);
     memset(gs_c.e, 0, sizeof gs_c.e);
@@ -431,3 +432,4 @@ void gs_cache_atfork_child(void)
     atomic_store(&gs_c.lo, 0);
     atomic_store(&gs_c.hi, 0);
 }
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_cache_atfork_child);

@@ -57,7 +57,4 @@ GS_HIDDEN void gs_cache_forget(uintptr_t lo, uintptr_t hi);
 /* True when an entry may lie at or above address lo: the hooks' fast path. */
 GS_HIDDEN bool gs_cache_below(uintptr_t lo);
 
-/* Fork handler: the child forgets every entry without calling CUDA. */
-GS_HIDDEN void gs_cache_atfork_child(void);
-
 #endif

@@ -38,7 +38,9 @@ void gs_call_why(gs_call_t *c, const char *fmt, ...)
     c->why = c->why_buf;
 }
 
-void gs_counters_reset(void)
+/* In a forked child: the counters start from zero. */
+static void gs_counters_reset(void)
 {
     memset(gs_counters, 0, sizeof gs_counters);
 }
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_counters_reset);

@@ -50,9 +50,11 @@ void gs_gpu_failed(gs_call_t *c, int err)
         gs_gpu_disable("GPU disabled after an error", c->why);
 }
 
-void gs_gpu_atfork_child(void)
+/* In a forked child: the GPU is never used (tests/progs/fork.c pins this). */
+static void gs_gpu_atfork_child(void)
 {
     pthread_mutex_init(&gs.gpu_lock, NULL);
     strcpy(gs.gpu_why, "no gpu in a forked child");
     atomic_store(&gs.gpu_state, GS_GPU_FAILED);
 }
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_gpu_atfork_child);

@@ -136,7 +136,7 @@ GS_HIDDEN void gs_msg(const char *fmt, ...) GS_PRINTF(1, 2);
  * never suppresses (tests/t_options.sh, "the GPU notice after the cap"). */
 GS_HIDDEN void gs_notice(const char *fmt, ...) GS_PRINTF(1, 2);
 
-/* ---- global state (init.c) ---------------------------------------------------------------------------- */
+/* ---- global state and the process's life cycle (life.c) ----------------------------------------------- */
 
 typedef enum { GS_GPU_UNTRIED, GS_GPU_UP, GS_GPU_FAILED } gs_gpu_state_t;
 
@@ -164,7 +164,25 @@ static inline void gs_init(void)
         gs_init_slow();
 }
 
+/* Monotonic nanoseconds. */
 GS_HIDDEN uint64_t gs_now_ns(void);
+
+/* When a module's hook runs: in a forked child before fork returns there (the child must forget the parent's
+ * locks and device state, and never call CUDA), or at exit, from the library's destructor once the library
+ * was initialised. */
+typedef enum { GS_LIFE_FORK_CHILD, GS_LIFE_EXIT } gs_life_t;
+typedef struct {
+    gs_life_t when;
+    void (*fn)(void);
+} gs_life_hook_t;
+/* Registers the module's fn for when: an entry in the linker section gs_life, which gs_life_run walks, so that
+ * no registration runs at start-up and no constructor order can miss one.  Hooks of one kind must not depend
+ * on each other's order. */
+#define GS_LIFE_HOOK(when_, fn_) \
+    static const gs_life_hook_t gs_life_##fn_ __attribute__((used, section("gs_life"), aligned(sizeof(void *)))) = \
+        {(when_), (fn_)}
+/* Runs every registered hook of one kind. */
+GS_HIDDEN void gs_life_run(gs_life_t when);
 
 /* ---- one intercepted call (call.c) -------------------------------------------------------------------- */
 
@@ -264,7 +282,6 @@ typedef struct {
     atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_saved;
 } gs_counter_t;
 GS_HIDDEN extern gs_counter_t gs_counters[GS_NROUTINES];
-GS_HIDDEN void gs_counters_reset(void);
 
 /* ---- real symbols (real.c) ---------------------------------------------------------------------------- */
 
@@ -284,10 +301,6 @@ GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
 /* Appends an event record: {"t":...,"event":"<event>","what":"<what>"} ("gpu": the device came up, named in
  * what; "gpu_off": the GPU is not used from now on, for the reason in what). */
 GS_HIDDEN void gs_log_event(const char *event, const char *what);
-/* Appends the exit record: calls and bytes of the whole run (the counters of timed calls). */
-GS_HIDDEN void gs_log_exit(void);
-/* Prints the per-routine table on stderr (GPUSHIM_SUMMARY=1). */
-GS_HIDDEN void gs_summary_print(void);
 /* Writes s into out (size n) as the body of a JSON string; returns the length written. */
 GS_HIDDEN size_t gs_json_escape(char *out, size_t n, const char *s);
 
@@ -331,7 +344,5 @@ GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
 GS_HIDDEN void gs_gpu_release(void);
 /* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */
 GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);
-/* Fork handlers. */
-GS_HIDDEN void gs_gpu_atfork_child(void);
 
 #endif

@@ -327,7 +327,8 @@ bool gs_hostreg_has(const void *p, size_t bytes)
     return live;
 }
 
-void gs_hostreg_atfork_child(void)
+/* In a forked child: every registration is forgotten without calling CUDA. */
+static void gs_hostreg_atfork_child(void)
 {
     pthread_mutex_init(&gs_reg.lock, NULL);
     memset(gs_reg.r, 0, sizeof gs_reg.r);
@@ -335,3 +336,4 @@ void gs_hostreg_atfork_child(void)
     atomic_store(&gs_reg.lo, 0);
     atomic_store(&gs_reg.hi, 0);
 }
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_hostreg_atfork_child);

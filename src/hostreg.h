@@ -18,7 +18,4 @@ GS_HIDDEN void gs_hostreg_use(const void *p, size_t bytes);
 /* True when [p, p + bytes) lies inside a live registration.  With the GPU lock held. */
 GS_HIDDEN bool gs_hostreg_has(const void *p, size_t bytes);
 
-/* Fork handler: the child forgets every registration without calling CUDA. */
-GS_HIDDEN void gs_hostreg_atfork_child(void);
-
 #endif

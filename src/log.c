@@ -229,7 +229,8 @@ void gs_log_call(const gs_call_t *c, double seconds)
     gs_log_write(buf, (size_t)len);
 }
 
-void gs_summary_print(void)
+/* The per-routine table on stderr (GPUSHIM_SUMMARY=1). */
+static void gs_summary_print(void)
 {
     char buf[256];
     int len = snprintf(buf, sizeof buf,
@@ -260,7 +261,8 @@ void gs_summary_print(void)
     (void)w;
 }
 
-void gs_log_exit(void)
+/* The exit record: calls and bytes of the whole run (the counters of timed calls). */
+static void gs_log_exit(void)
 {
     if (gs.log_fd < 0)
         return;
@@ -282,3 +284,22 @@ void gs_log_exit(void)
                        (unsigned long long)saved);
     gs_log_write(buf, (size_t)len);
 }
+
+/* At exit: the exit record, then the summary. */
+static void gs_log_atexit(void)
+{
+    gs_log_exit();
+    if (gs.opt.summary)
+        gs_summary_print();
+}
+GS_LIFE_HOOK(GS_LIFE_EXIT, gs_log_atexit);
+
+/* In a forked child: the log's lock, which another thread of the parent may have held; a log whose name has %p
+ * is reopened under the child's pid on its first record. */
+static void gs_log_atfork_child(void)
+{
+    pthread_mutex_init(&gs.log_lock, NULL);
+    if (gs.opt.log && strstr(gs.opt.log, "%p"))
+        atomic_store(&gs.log_reopen, 1);
+}
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_log_atfork_child);

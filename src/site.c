@@ -402,10 +402,12 @@ void gs_site_native(char *out, size_t n)
     errno = err;
 }
 
-void gs_site_atfork_child(void)
+/* In a forked child: the site tables' lock, which another thread of the parent may have held. */
+static void gs_site_atfork_child(void)
 {
     pthread_mutex_init(&gs_sites.lock, NULL);
 }
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_site_atfork_child);
 
 /* ---- Python frames ------------------------------------------------------------------------------------ */
 

@@ -18,6 +18,4 @@ GS_HIDDEN void gs_site_native(char *out, size_t n);
 GS_HIDDEN bool gs_site_python(char *out, size_t n);
 /* Whether calls from the object of this base name are a library's own (gpushim, BLAS, LAPACK, FFTW). */
 GS_HIDDEN bool gs_site_library_name(const char *base);
-/* In a forked child: the site tables' lock, which another thread of the parent may have held. */
-GS_HIDDEN void gs_site_atfork_child(void);
 #endif

@@ -109,10 +109,12 @@ bool gs_wp_clean(uintptr_t lo, uintptr_t hi, bool full)
     return gs_wp_scan(&s, lo, hi, 1) == 0 && s.walk_end >= hi;
 }
 
-void gs_wp_atfork_child(void)
+/* In a forked child: a child whose parent tracked writes never does (the descriptors speak for the parent). */
+static void gs_wp_atfork_child(void)
 {
     /* The inherited descriptors speak for the parent's address space; a child that never inherited any may open
      * its own. */
     if (gs_wp.state > 0)
         gs_wp_fail("no write tracking in a forked child");
 }
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_wp_atfork_child);

@@ -33,9 +33,6 @@ GS_HIDDEN void gs_wp_unprotect(uintptr_t lo, uintptr_t hi);
  * mapping that needs checking once per cached range (a slower scan). */
 GS_HIDDEN bool gs_wp_clean(uintptr_t lo, uintptr_t hi, bool full);
 
-/* Fork handler: a child whose parent tracked writes never does (the descriptors would speak for the parent). */
-GS_HIDDEN void gs_wp_atfork_child(void);
-
 /* The page size, and an address rounded down and up to pages. */
 GS_HIDDEN extern uintptr_t gs_page;
 static inline uintptr_t gs_page_down(uintptr_t a) { return a & ~(gs_page - 1); }
