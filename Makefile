@@ -16,6 +16,7 @@ LIB_SRCS := $(wildcard src/*.c)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/obj/%.o)
 LIB := $(B)/libgpushim.so
 MAP := $(B)/gpushim.map
+ENTRIES := $(B)/entries.txt
 
 STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13 $(B)/standin/libcusolver.so.12
 # The same stand-in as CUDA 12's libraries, for the driver that refuses CUDA 13 (tests/t_nogpu.sh).
@@ -23,7 +24,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-sites depgraph install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-sites depgraph entries install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -38,11 +39,19 @@ help:
 	@echo "make bench-cache    on a GPU machine: the residency cache against the CPU and CuPy (bench/results/cache.md)"
 	@echo "make bench-lapack   on a GPU machine: numpy.linalg and scipy.linalg against the CPU and CuPy (bench/results/lapack.md)"
 	@echo "make bench-sites    what the log's call sites cost per call, from C and Python (bench/results/sites.md)"
+	@echo "make entries        build/entries.txt: every entry point, with its routine and template"
 	@echo "make depgraph       the library's module graph from its objects, and its cycles (tests/depgraph.py)"
 	@echo "make install PREFIX=DIR   install the library, header, scripts and man pages"
 
 # ---- the library -----------------------------------------------------------------------------------------
-lib: $(LIB)
+lib: $(LIB) $(ENTRIES)
+
+# Every entry point, a line per symbol, with its routine and the template that defines it: the entries are
+# macro expansions, which grep in src/ does not find (make entries).
+entries: $(ENTRIES)
+$(ENTRIES): src/entries.txt.in src/entries.awk src/routines.def src/gs_table.h $(wildcard src/glue_*.h) | $(B)
+	$(CC) -E -P -Isrc -x c $< | tr -s ' \t\n' '\n' | \
+		awk -f src/entries.awk src/routines.def $(wildcard src/glue_*.h) - >$@.tmp && mv $@.tmp $@
 
 # Only CUDA's headers are needed to build (for types and constants); the libraries are opened at run time.
 # They must be recent enough to declare cuSOLVER's Xgeev (CUDA 13 does).
@@ -126,7 +135,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so
-tests: $(LIB) standin $(B)/standin/selftest $(TEST_PROGS)
+tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lm
@@ -264,4 +273,4 @@ uninstall:
 	for m in man/*.7; do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$(basename $$m); done
 
 clean:
-	rm -rf $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests $(LIB) $(MAP)
+	rm -rf $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests $(LIB) $(MAP) $(ENTRIES)

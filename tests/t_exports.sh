@@ -12,6 +12,18 @@ check "exports are exactly the table's symbols ($(wc -l <$W/want) names) and the
 check "every routine has all its spellings" \
     sh -c "[ $(grep -c '^scipy_cblas_dgemm64_$' $W/have) = 1 ] && [ $(grep -c '^zher2k_64_$' $W/have) = 1 ]"
 
+# build/entries.txt, the readers' list: every symbol of the table once, each naming a template that is defined
+# at the file and line it gives.
+awk '{print $1}' build/entries.txt | sort >$W/entries
+printf '#include "gs_table.h"\n#define H(f) f\nGS_MEMORY_HOOKS(H) gpushim_version\n' | cc -E -P -Isrc -x c - |
+    tr -s ' ' '\n' | grep . >$W/not_table
+grep -vxF -f $W/not_table $W/want >$W/table
+check "build/entries.txt lists every symbol of the table once ($(wc -l <$W/entries) lines)" cmp -s $W/table $W/entries
+bad_lines=$(awk '{split($NF, w, ":"); t = $(NF - 1); sub(/,$/, "", t); l = ""
+    cmd = "sed -n " w[2] "p " w[1]; cmd | getline l; close(cmd)
+    if (index(l, "#define " t "(") != 1) print $1}' build/entries.txt | head -3 | tr '\n' ' ')
+check "each entry's template is defined where the list says (wrong: ${bad_lines:-none})" test -z "$bad_lines"
+
 # No link-time CUDA dependency.
 readelf -d "$LIB" | grep NEEDED >$W/needed
 check "no CUDA library among the NEEDED entries" sh -c "! grep -qi 'cu' $W/needed"
