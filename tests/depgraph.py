@@ -86,9 +86,12 @@ def example_cycle(g, scc):
 
 
 def main(argv):
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.split("usage: ")[1].strip() if argv else __doc__, file=sys.stderr if not argv else sys.stdout)
-        return 0 if argv else 2
+    if not argv:
+        print("usage: " + __doc__.split("usage: ")[1].strip(), file=sys.stderr)
+        return 2
+    if argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
     g = graph(argv)
     for v in sorted(g):
         for w in sorted(g[v]):

@@ -39,14 +39,14 @@ mkdir -p $W/rt-only && cp "$SI/libcudart.so.13" $W/rt-only/ && nogpu no-cublas \
 
 # The real CUDA 13 runtime of the toolkit: on this machine without a driver, and with an old driver's libcuda.so.1
 # (tests/standin/driver.c), which it refuses.
-CUDART=$(ls /usr/local/cuda/lib64/libcudart.so.13 ${CUDA_HOME:-/usr/local/cuda}/lib64/libcudart.so.13 2>/dev/null | head -1)
-if [ -n "$CUDART" ] && ! ldconfig -p | grep -q 'libcuda\.so\.1 '; then
+CUDART=${CUDA_HOME:-/usr/local/cuda}/lib64/libcudart.so.13
+if [ -f "$CUDART" ] && ! ldconfig -p | grep -q 'libcuda\.so\.1 '; then
     mkdir -p $W/real && ln -sf "$CUDART" $W/real/
     nogpu real-no-driver "no NVIDIA driver \(libcuda.so.1 not found; CUDA 13.[0-9] runtime found\)" GPUSHIM_CUDA_LIBDIR=$W/real
     nogpu real-old-driver "the NVIDIA driver is too old: it supports CUDA 12.2, and libcudart.so.13 is CUDA 13.[0-9]; " \
         GPUSHIM_CUDA_LIBDIR=$W/real LD_LIBRARY_PATH=$ROOT/build/olddriver
 elif [ -n "${CI:-}" ]; then
-    bad "CI has the CUDA toolkit's runtime and no driver: expected $CUDA_HOME/lib64/libcudart.so.13 and no libcuda.so.1"
+    bad "CI has the CUDA toolkit's runtime and no driver: expected $CUDART and no libcuda.so.1"
 fi
 # Whatever this machine has (CI: the CUDA toolkit's libraries, or none, and no driver).
 nogpu system "" GPUSHIM_CUDA_LIBDIR=
