@@ -12,7 +12,8 @@ ALL_CFLAGS := -std=c11 -fPIC $(WARN) $(CFLAGS)
 CPPFLAGS_LIB := -D_GNU_SOURCE -Isrc -Iinclude -I$(CUDA_HOME)/include \
 	-DGS_DEFAULT_POLICY='"policies/default.policy"'
 
-LIB_SRCS := $(wildcard src/*.c)
+# The library's layers are folders of src/ (src/README.md); an object keeps its source's folder under build/obj.
+LIB_SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/obj/%.o)
 LIB := $(B)/libgpushim.so
 MAP := $(B)/gpushim.map
@@ -49,9 +50,10 @@ lib: $(LIB) $(ENTRIES)
 # Every entry point, a line per symbol, with its routine and the template that defines it: the entries are
 # macro expansions, which grep in src/ does not find (make entries).
 entries: $(ENTRIES)
-$(ENTRIES): src/entries.txt.in src/entries.awk src/routines.def src/gs_table.h $(wildcard src/glue_*.h) | $(B)
+GLUE := $(wildcard src/families/*/glue_*.h)
+$(ENTRIES): src/families/entries.txt.in src/families/entries.awk src/core/routines.def src/core/gs_table.h $(GLUE) | $(B)
 	$(CC) -E -P -Isrc -x c $< | tr -s ' \t\n' '\n' | \
-		awk -f src/entries.awk src/routines.def $(wildcard src/glue_*.h) - >$@.tmp && mv $@.tmp $@
+		awk -f src/families/entries.awk src/core/routines.def $(GLUE) - >$@.tmp && mv $@.tmp $@
 
 # Only CUDA's headers are needed to build (for types and constants); the libraries are opened at run time.
 # They must be recent enough to declare cuSOLVER's Xgeev (CUDA 13 does).
@@ -65,11 +67,12 @@ $(B)/.cuda-headers: | $(B)
 $(LIB_OBJS) $(STANDIN) $(STANDIN12): | $(B)/.cuda-headers
 
 $(B)/obj/%.o: src/%.c | $(B)/obj
+	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -fvisibility=hidden -MD -MP -c $< -o $@
 
-$(B)/obj/policy.o: policies/default.policy
+$(B)/obj/core/policy.o: policies/default.policy
 
-$(MAP): src/exports.map.in src/routines.def src/gs_table.h | $(B)
+$(MAP): src/core/exports.map.in src/core/routines.def src/core/gs_table.h | $(B)
 	$(CC) -E -P -Isrc -x c $< -o $@
 
 $(LIB): $(LIB_OBJS) $(MAP)
@@ -196,7 +199,7 @@ $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 $(B)/tests/overhead: bench/overhead.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas -ldl
 
-$(B)/tests/coherence: bench/coherence.c src/uapi.h | $(B)/tests
+$(B)/tests/coherence: bench/coherence.c src/memory/uapi.h | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lpthread
 
 $(B)/tests/xfer: bench/xfer.c $(LIB_OBJS) | $(B)/tests

@@ -173,7 +173,7 @@ static const char *uffd_open(void)
 
 /* ---- userfaultfd asynchronous write protection with PAGEMAP_SCAN (Linux 6.7): the kernel resolves the
  * fault itself and leaves the page marked written; a scan of the page tables finds written pages ---- */
-#include "../src/uapi.h"
+#include "../src/memory/uapi.h"
 
 /* Pages of [a, a + len) written since they were protected (at most max, 0 for all); protects them if wp. */
 static long scan_written(int pm, char *a, size_t len, int wp, long max)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/hostreg.h"
-#include "../src/xfer.h"
+#include "../src/memory/hostreg.h"
+#include "../src/memory/xfer.h"
 
 static double gbps(size_t bytes, uint64_t ns) { return (double)bytes / (double)ns; }
 

@@ -1,4 +1,4 @@
-# The residency cache (src/cache.c, src/wp.c): operands used again are found on the device, and never when the
+# The residency cache (src/memory/cache.c, src/memory/wp.c): operands used again are found on the device, and never when the
 # host memory behind them changed.  tests/progs/hazards.c and tests/py/cache_numpy.py change cached operands
 # in every way the cache must notice; their results must equal a run without the shim, and the log must show
 # a cache hit exactly where the operand was unchanged.

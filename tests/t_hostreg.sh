@@ -1,4 +1,4 @@
-# Registration of operands used again (src/hostreg.c): made on the second use of a large buffer, and dropped
+# Registration of operands used again (src/memory/hostreg.c): made on the second use of a large buffer, and dropped
 # before free, realloc, munmap, mmap over it, madvise(DONTNEED) or mremap hand its addresses other pages.
 # The residency cache is off here (an operand found on the device needs no copy, hence no registration);
 # tests/t_cache.sh runs the same program with it.

@@ -9,7 +9,7 @@ q() { $PY - "$@"; } # a Python check on files: exits 0 when it holds
 # The header: format, versions, the process and every routine's rule; then the GPU's events.
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/py.log $PYV tests/py/sites.py >$W/lines
 check "header: format 2, library version, host, pid, offload, sites and a rule for every routine of the table" q \
-    $W/py.log "$(grep -c '^GS_ROUTINE(' src/routines.def)" <<'PY'
+    $W/py.log "$(grep -c '^GS_ROUTINE(' src/core/routines.def)" <<'PY'
 import json, sys
 h = json.loads(open(sys.argv[1]).readline())
 sys.exit(not (h["gpushim_log"] == 2 and h["version"] and h["host"] and h["pid"] > 0 and h["offload"] == "always"

@@ -1,4 +1,4 @@
-/* The hazards of the residency cache (src/cache.c): every way host memory behind a cached device copy can
+/* The hazards of the residency cache (src/memory/cache.c): every way host memory behind a cached device copy can
  * change, each followed by a product that must see the change.  A is 2 MiB and C 1 MiB, large enough to be
  * cached; each step writes C (or y) to the results file, which blas_cmp compares with a run without the shim.
  * Steps that reuse an unchanged A show as cache hits in the offload log (tests/t_cache.sh counts them).

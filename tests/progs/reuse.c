@@ -1,5 +1,5 @@
 /* Operands used again, then freed, reallocated, unmapped or remapped and given new contents at the same address: the
- * hazards of host registration (src/hostreg.c).  Each step is a tall, skinny dgemm_ whose A and C are 32 MiB,
+ * hazards of host registration (src/memory/hostreg.c).  Each step is a tall, skinny dgemm_ whose A and C are 32 MiB,
  * large enough to be registered on their second use; its C is written to the results file, which blas_cmp
  * compares with a run without the shim.  On a GPU, a registration that outlived its pages would copy stale
  * data; under the stand-in the test proves the registrations are made and dropped (tests/t_tiles.sh).

@@ -12,10 +12,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "blas.h"
-#include "gs.h"
-#include "site.h"
-#include "wp.h"
+#include "families/blas/blas.h"
+#include "core/gs.h"
+#include "log/site.h"
+#include "memory/wp.h"
 
 GS_HIDDEN extern const char gs_policy_default_text[];
 

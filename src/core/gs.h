@@ -1,0 +1,348 @@
+/* Internal declarations shared by every module of gpushim: the routine and entry enums expanded from
+ * routines.def, the global state, the life cycle of one intercepted call, and each module's contract.
+ * Internal functions return 0 for success and a negative GS_E* code otherwise. */
+#ifndef GS_H
+#define GS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "core/gs_table.h"
+
+#define GS_VERSION "0.1.0"
+#define GS_HIDDEN __attribute__((visibility("hidden")))
+#define GS_EXPORT __attribute__((visibility("default")))
+#define GS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* Longest reason the GPU is not usable, as the notice, the log and the report give it. */
+#define GS_WHY_MAX 400
+
+/* Error codes. */
+enum {
+    GS_OK = 0,
+    GS_EGPU = -1,    /* a CUDA call failed; the GPU may still be usable */
+    GS_ENOMEM = -2,  /* device (or pinned host) memory exhausted */
+    GS_ENODEV = -3,  /* no usable GPU in this process */
+    GS_EINVAL = -4,  /* bad value (option, policy file) */
+    GS_ELAPACK = -5, /* the GPU finished, but LAPACK's exact outputs (INFO > 0) must come from the CPU library */
+    GS_ENOENT = -6,  /* a library or file is not there */
+};
+
+/* Precisions, in the order S, D, C, Z. */
+typedef enum { GS_P_S, GS_P_D, GS_P_C, GS_P_Z, GS_NPREC } gs_prec_t;
+
+static inline size_t gs_prec_size(int p) { return (size_t)4 << ((p & 1) + (p >> 1)); } /* 4, 8, 8, 16 */
+static inline bool gs_prec_complex(int p) { return p >= GS_P_C; }
+
+/* Operations: each names one entry template (glue_blas.h, glue_lapack.h) and one member of the backend table. */
+#define GS_BLAS_OPS(X) \
+    X(gemm) X(symm) X(hemm) X(syrk) X(herk) X(syr2k) X(her2k) X(trmm) X(trsm) X(gemv) X(dot) X(dotsub) X(axpy)
+#define GS_LAPACK_OPS(X) \
+    X(getrf) X(getrs) X(gesv) X(getri) X(potrf) X(potrs) X(posv) X(potri) X(geqrf) X(orgqr) X(ormqr) X(gels) \
+    X(gelsd) X(syevd) X(syev) X(gesdd) X(gesvd) X(geev) X(trtrs) X(trtri)
+typedef enum {
+#define GS_X_OP(op) GS_OP_##op,
+    GS_BLAS_OPS(GS_X_OP) GS_LAPACK_OPS(GS_X_OP)
+#undef GS_X_OP
+    GS_NOPS
+} gs_op_t;
+
+/* Routines: GS_R_DGEMM, ... */
+typedef enum {
+#define GS_ROUTINE(ID, op, P, name, conv) GS_R_##ID,
+#include "core/routines.def"
+#undef GS_ROUTINE
+    GS_NROUTINES
+} gs_routine_t;
+
+/* Entries, one per exported symbol: GS_E_dgemm_, GS_E_scipy_cblas_dgemm64_, ... */
+typedef enum {
+#define GS_X_ENUM(ID, P, sym, conv, bits) GS_E_##sym,
+#define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(GS_X_ENUM, ID, P, name)
+#include "core/routines.def"
+#undef GS_ROUTINE
+#undef GS_X_ENUM
+    GS_NENTRIES
+} gs_entry_t;
+
+typedef struct {
+    const char *name; /* "dgemm" */
+    uint8_t op;       /* gs_op_t */
+    uint8_t prec;     /* gs_prec_t */
+} gs_routine_info_t;
+
+typedef struct {
+    const char *symbol; /* "scipy_cblas_dgemm64_" */
+    uint16_t routine;   /* gs_routine_t */
+    uint8_t cblas;      /* 1 for a CBLAS entry, 0 for Fortran */
+    uint8_t ilp64;      /* 1 when integers are 64-bit */
+} gs_entry_info_t;
+
+GS_HIDDEN extern const gs_routine_info_t gs_routines[GS_NROUTINES];
+GS_HIDDEN extern const gs_entry_info_t gs_entries[GS_NENTRIES];
+GS_HIDDEN extern const char *const gs_op_names[GS_NOPS];
+GS_HIDDEN extern const char *const gs_dtype_names[GS_NPREC];
+
+/* Index of the routine called name ("dgemm"), or -1. */
+GS_HIDDEN int gs_routine_find(const char *name);
+
+/* ---- options (options.c) ------------------------------------------------------------------------------ */
+
+typedef enum { GS_OFFLOAD_AUTO, GS_OFFLOAD_ALWAYS, GS_OFFLOAD_NEVER } gs_offload_t;
+
+/* Every environment variable gpushim reads, read once at initialisation.  Per-routine thresholds
+ * (GPUSHIM_MIN_FLOPS_<ROUTINE>) are read by the policy module from the routine table. */
+typedef struct {
+    int offload;             /* GPUSHIM_OFFLOAD: gs_offload_t */
+    const char *log;         /* GPUSHIM_LOG: path pattern, or NULL */
+    bool summary;            /* GPUSHIM_SUMMARY */
+    bool quiet;              /* GPUSHIM_QUIET */
+    const char *policy;      /* GPUSHIM_POLICY: extra policy file, or NULL */
+    double min_flops;        /* GPUSHIM_MIN_FLOPS: threshold for every routine, or < 0 when unset */
+    const char *cuda_libdir; /* GPUSHIM_CUDA_LIBDIR: load CUDA libraries from this folder only, or NULL */
+    int device;              /* GPUSHIM_DEVICE: CUDA device ordinal */
+    int copy_threads;        /* GPUSHIM_COPY_THREADS: host threads that copy to and from staging; 0: automatic */
+    double pinned;           /* GPUSHIM_PINNED: bytes of pinned host memory held for staging */
+    double device_memory;    /* GPUSHIM_DEVICE_MEMORY: most device bytes one call uses, or < 0 when unset */
+    int tile;                /* GPUSHIM_TILE: GEMM tile size in rows and columns; 0: automatic */
+    double registered;       /* GPUSHIM_REGISTERED: most bytes of user memory kept registered with CUDA */
+    bool cache;              /* GPUSHIM_CACHE: keep device copies of operands between calls */
+    double cache_max;        /* GPUSHIM_CACHE_MAX: most device bytes the cache holds, or < 0: half the device */
+    int sites;               /* GPUSHIM_SITES: gs_sites_t, the call sites the log records */
+} gs_options_t;
+
+typedef enum { GS_SITES_PYTHON, GS_SITES_NATIVE, GS_SITES_OFF } gs_sites_t;
+
+/* Reads the environment into o; reports each invalid value once on stderr and keeps the default. */
+GS_HIDDEN void gs_options_read(gs_options_t *o);
+
+/* Parses a boolean ("1", "yes", "true", "on", "0", ...).  0 on success. */
+GS_HIDDEN int gs_parse_bool(const char *s, bool *out);
+/* Parses a non-negative number with an optional k, M, G or T suffix (powers of ten) or "inf". */
+GS_HIDDEN int gs_parse_number(const char *s, double *out);
+/* What gs_parse_number accepts, for messages. */
+#define GS_NUMBER_ACCEPTED "a number of 0 or more, such as 2e9 or 2G, or inf"
+
+/* ---- messages (msg.c) --------------------------------------------------------------------------------- */
+
+/* Writes "gpushim: <message>\n" to stderr with one write(2), from a fixed buffer; never allocates.  At most
+ * GS_MSG_MAX messages are written per process, then one line saying the rest are suppressed. */
+#define GS_MSG_MAX 64
+GS_HIDDEN void gs_msg(const char *fmt, ...) GS_PRINTF(1, 2);
+/* The same for a notice about the GPU (there are a few per process at most), which the cap on other messages
+ * never suppresses (tests/t_options.sh, "the GPU notice after the cap"). */
+GS_HIDDEN void gs_notice(const char *fmt, ...) GS_PRINTF(1, 2);
+
+/* ---- global state and the process's life cycle (life.c) ----------------------------------------------- */
+
+typedef enum { GS_GPU_UNTRIED, GS_GPU_UP, GS_GPU_FAILED } gs_gpu_state_t;
+
+typedef struct {
+    gs_options_t opt;      /* written once by gs_init_once, read-only after */
+    int log_fd;            /* -1 when no log; written by gs_init_once and the fork handler */
+    atomic_int log_reopen; /* set in a forked child whose log name has %p; cleared by log.c under log_lock */
+    pthread_mutex_t log_lock; /* guards log_fd reopening */
+    uint64_t t_start;      /* monotonic ns at initialisation; written once */
+
+    _Atomic int gpu_state;     /* gs_gpu_state_t; UNTRIED -> UP or FAILED under gpu_lock */
+    pthread_mutex_t gpu_lock;  /* guards GPU bring-up and every use of the device */
+    char gpu_why[GS_WHY_MAX];  /* why the GPU is not usable; written under gpu_lock before FAILED is published */
+} gs_state_t;
+
+GS_HIDDEN extern gs_state_t gs;
+GS_HIDDEN extern atomic_int gs_initialised;
+
+/* Initialises the library once (options, policy, log); safe from any thread and from other libraries'
+ * constructors.  The inline fast path is one atomic load. */
+GS_HIDDEN void gs_init_slow(void);
+static inline void gs_init(void)
+{
+    if (__builtin_expect(!atomic_load_explicit(&gs_initialised, memory_order_acquire), 0))
+        gs_init_slow();
+}
+
+/* Monotonic nanoseconds. */
+GS_HIDDEN uint64_t gs_now_ns(void);
+
+/* When a module's hook runs: in a forked child before fork returns there (the child must forget the parent's
+ * locks and device state, and never call CUDA), or at exit, from the library's destructor once the library
+ * was initialised. */
+typedef enum { GS_LIFE_FORK_CHILD, GS_LIFE_EXIT } gs_life_t;
+typedef struct {
+    gs_life_t when;
+    void (*fn)(void);
+} gs_life_hook_t;
+/* Registers the module's fn for when: an entry in the linker section gs_life, which gs_life_run walks, so that
+ * no registration runs at start-up and no constructor order can miss one.  Hooks of one kind must not depend
+ * on each other's order. */
+#define GS_LIFE_HOOK(when_, fn_) \
+    static const gs_life_hook_t gs_life_##fn_ __attribute__((used, section("gs_life"), aligned(sizeof(void *)))) = \
+        {(when_), (fn_)}
+/* Runs every registered hook of one kind. */
+GS_HIDDEN void gs_life_run(gs_life_t when);
+
+/* ---- one intercepted call (call.c) -------------------------------------------------------------------- */
+
+typedef enum { GS_WHERE_CPU, GS_WHERE_GPU } gs_where_t;
+
+typedef struct {
+    uint16_t entry;      /* gs_entry_t */
+    uint16_t routine;    /* gs_routine_t */
+    bool nested;         /* made from inside the CPU library: passed straight through, not logged */
+    bool inside;         /* this thread is marked as inside the CPU library until gs_call_end */
+    bool timed;          /* t0 is valid */
+    uint8_t where;       /* gs_where_t */
+    const char *why;     /* short reason (static string or why_buf) */
+    char why_buf[200];
+    uint64_t t0;
+    uint64_t bytes_h2d, bytes_d2h;
+    uint64_t bytes_saved; /* copies to the device that cached operands made unnecessary */
+    uint32_t cache_hits;  /* operands found on the device, unchanged */
+    uint8_t known;        /* operands (bit i of gs_blas_operands' order) that an earlier call used too */
+    uint64_t track_ns;    /* time the residency cache took: look-ups, page-table scans, protection */
+    double flops;
+    int64_t dim[3];       /* sizes in the order of dim_names */
+    const char *dim_names; /* "mnk", "mn", "nk", "n" */
+    char opts[6];         /* option letters in argument order, e.g. "NT" */
+    void *real;           /* the CPU library's entry to call when the call stays on the CPU */
+} gs_call_t;
+
+/* Depth of the calling thread inside the CPU library (see call.c). */
+GS_HIDDEN extern _Thread_local int gs_depth __attribute__((tls_model("initial-exec")));
+
+/* Records a finished call that is timed (log or summary on): counters and log record. */
+GS_HIDDEN void gs_call_record(gs_call_t *c);
+
+/* The CPU library's entry e (real.c). */
+GS_HIDDEN void *gs_real(unsigned e);
+
+/* The three steps of every call, inline: they are the whole cost of a small call that stays on the CPU
+ * (bench/overhead.c). */
+
+/* Starts a call through entry e.  Returns false for a nested call (one made from inside the CPU library),
+ * which must go straight to the CPU. */
+static inline bool gs_call_begin(gs_call_t *c, unsigned e)
+{
+    gs_init();
+    c->entry = (uint16_t)e;
+    c->nested = gs_depth > 0;
+    if (c->nested)
+        return false;
+    c->routine = gs_entries[e].routine;
+    c->inside = false;
+    c->where = GS_WHERE_CPU;
+    c->why = "";
+    c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
+    c->cache_hits = c->known = 0;
+    c->track_ns = 0;
+    c->flops = 0;
+    c->timed = gs.opt.log || gs.opt.summary;
+    if (c->timed)
+        c->t0 = gs_now_ns();
+    return true;
+}
+
+/* Decides that the call runs on the CPU for reason why; sets c->real to the CPU library's entry (NULL when no
+ * loaded library provides it, reported once) and marks this thread as inside the CPU library until
+ * gs_call_end.  Returns 1 so that glue can write `if (offload(...)) real(...)`. */
+static inline int gs_call_cpu(gs_call_t *c, const char *why)
+{
+    c->real = gs_real(c->entry);
+    if (!c->nested) {
+        c->where = GS_WHERE_CPU;
+        c->why = why;
+        if (!c->inside)
+            gs_depth++;
+        c->inside = true;
+    }
+    return 1;
+}
+
+/* Finishes a call.  Must follow every gs_call_begin. */
+static inline void gs_call_end(gs_call_t *c)
+{
+    if (c->nested)
+        return;
+    if (c->inside)
+        gs_depth--;
+    if (c->timed)
+        gs_call_record(c);
+}
+
+/* Formats a reason into c->why_buf and points c->why at it. */
+GS_HIDDEN void gs_call_why(gs_call_t *c, const char *fmt, ...) GS_PRINTF(2, 3);
+
+/* Per-routine counters, for the exit summary. */
+typedef struct {
+    atomic_uint_fast64_t calls[2]; /* by gs_where_t */
+    atomic_uint_fast64_t ns[2];
+    atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_saved;
+} gs_counter_t;
+GS_HIDDEN extern gs_counter_t gs_counters[GS_NROUTINES];
+
+/* ---- real symbols (real.c) ---------------------------------------------------------------------------- */
+
+/* The CPU library's definition of entry e, resolved once: first dlsym(RTLD_NEXT), then every loaded object
+ * (Python opens extension modules and their BLAS with RTLD_LOCAL, out of RTLD_NEXT's sight).  Never returns
+ * a symbol of gpushim itself.  NULL when no loaded object defines it.  Declared above, with the call. */
+
+/* ---- log and summary (log.c) -------------------------------------------------------------------------- */
+
+/* The log's format version (the header's "gpushim_log"): raised when a field changes meaning or goes away;
+ * new fields and records leave it as it is (readers ignore what they do not know).  gpushim(7) has the format. */
+#define GS_LOG_FORMAT 2
+/* Opens the log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) and writes its header record. */
+GS_HIDDEN void gs_log_open(void);
+/* Appends the record of a finished call with one write(2): lines from many threads never interleave. */
+GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
+/* Appends an event record: {"t":...,"event":"<event>","what":"<what>"} ("gpu": the device came up, named in
+ * what; "gpu_off": the GPU is not used from now on, for the reason in what). */
+GS_HIDDEN void gs_log_event(const char *event, const char *what);
+/* Writes s into out (size n) as the body of a JSON string; returns the length written. */
+GS_HIDDEN size_t gs_json_escape(char *out, size_t n, const char *s);
+
+/* ---- policy (policy.c) -------------------------------------------------------------------------------- */
+
+/* A routine's rule.  A call goes to the GPU when it needs at least min_flops and, if the cost model is set
+ * (all three rates above 0), the model predicts the GPU faster: latency + the larger of bytes moved / link
+ * rate and flops / GPU rate, against flops / CPU rate. */
+typedef struct {
+    double min_flops;  /* offload when the call needs at least this many floating-point operations */
+    double cpu_gflops; /* the CPU library's rate on this routine */
+    double gpu_gflops; /* the GPU's rate, copies excluded */
+    double link_gbps;  /* host <-> device copies, GB/s, as the transfer engine achieves them */
+    double latency_us; /* fixed cost of a GPU call */
+} gs_rule_t;
+
+GS_HIDDEN extern gs_rule_t gs_rules[GS_NROUTINES];
+
+/* Loads the built-in defaults (policies/default.policy), then GPUSHIM_POLICY, then the environment. */
+GS_HIDDEN void gs_policy_init(void);
+/* What gs_policy_parse found when asked to scan: the lines that look like a policy's (a pattern that names a
+ * routine, or a known key), and the first line with an error, numbered from 1, and its text. */
+typedef struct {
+    int like, first_bad;
+    char first_text[48];
+} gs_policy_scan_t;
+/* Applies policy text to rules; origin names it in messages ("FILE:LINE: ...").  Returns the number of
+ * lines with errors: each is reported when scan is NULL; otherwise nothing is, and scan is filled. */
+GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin, gs_policy_scan_t *scan);
+/* Where the call should run, before the GPU's availability is known; sets c->why.  A call that passes
+ * min_flops must then pass gs_policy_model. */
+GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
+/* The cost model for a call above threshold whose copies move bytes; sets c->why when it says CPU. */
+GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, double bytes);
+
+/* ---- the GPU (gpu.c) ---------------------------------------------------------------------------------- */
+
+/* Brings the GPU up on first use and takes the GPU lock.  0 with the lock held; otherwise negative with the
+ * reason in c->why and no lock held.  Always fails in a forked child, which must not call CUDA. */
+GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
+GS_HIDDEN void gs_gpu_release(void);
+/* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */
+GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);
+
+#endif

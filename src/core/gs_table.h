@@ -1,0 +1,37 @@
+/* Expansion of the routine table (routines.def) into symbol spellings.  Every exported symbol of a routine is
+ * produced by X(ID, P, symbol, convention, intbits); users of the table pick what they need from that tuple.
+ * This header is also run through the C preprocessor alone to write the linker's export list and the list of
+ * expected exports (Makefile: build/gpushim.map, build/exports.txt), so it holds macros only. */
+#ifndef GS_TABLE_H
+#define GS_TABLE_H
+
+/* Fortran 77 spellings: reference/OpenBLAS/MKL (LP64), ILP64 with a 64_ suffix (Julia, NumPy 1.2x wheels), and the
+ * scipy_ prefixed builds of the scipy-openblas wheels (SciPy: LP64; NumPy 2.x: ILP64). */
+#define GS_SPELL_F77(X, ID, P, name) \
+    X(ID, P, name##_, F77, 32) \
+    X(ID, P, name##_64_, F77, 64) \
+    X(ID, P, scipy_##name##_, F77, 32) \
+    X(ID, P, scipy_##name##_64_, F77, 64)
+
+/* CBLAS spellings, same four families. */
+#define GS_SPELL_CBLAS(X, ID, P, name) \
+    X(ID, P, cblas_##name, CBLAS, 32) \
+    X(ID, P, cblas_##name##64_, CBLAS, 64) \
+    X(ID, P, scipy_cblas_##name, CBLAS, 32) \
+    X(ID, P, scipy_cblas_##name##64_, CBLAS, 64)
+
+/* The conventions column of routines.def. */
+#define GS_CONV_F77(X, ID, P, name)       GS_SPELL_F77(X, ID, P, name)
+#define GS_CONV_CBLAS(X, ID, P, name)     GS_SPELL_CBLAS(X, ID, P, name)
+#define GS_CONV_F77_CBLAS(X, ID, P, name) GS_SPELL_F77(X, ID, P, name) GS_SPELL_CBLAS(X, ID, P, name)
+#define GS_CONV_LAPACK(X, ID, P, name)    GS_SPELL_F77(X, ID, P, name)
+
+/* To visit every exported symbol:
+ *     #define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(X, ID, P, name)
+ *     #include "core/routines.def"
+ *     #undef GS_ROUTINE                                                                                   */
+/* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
+#define GS_MEMORY_HOOKS(X) \
+    X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mmap) X(mmap64)
+
+#endif

@@ -1,0 +1,40 @@
+/* Initialisation and the process's life cycle: one-time initialisation on the first call into the library
+ * (from any thread, or from another library's constructor before ours ran), and the fork handler and the
+ * destructor, which run the modules' hooks (life.c).  No CUDA work happens here: the GPU is brought up by the
+ * first call that wants it (gpu.c).  The constructor only registers the fork handler, so that every forked
+ * child runs on the CPU, whether or not its parent had made a call yet. */
+#include "core/gs.h"
+
+static pthread_once_t gs_once = PTHREAD_ONCE_INIT;
+
+/* In a forked child the parent's CUDA context is unusable and CUDA must not be called at all, so the child
+ * runs everything on the CPU (tests/progs/fork.c pins this); each module forgets the parent's state. */
+static void gs_atfork_child(void)
+{
+    gs_life_run(GS_LIFE_FORK_CHILD);
+}
+
+static void gs_init_once(void)
+{
+    gs.t_start = gs_now_ns();
+    gs_options_read(&gs.opt);
+    gs_policy_init();
+    gs_log_open();
+    atomic_store_explicit(&gs_initialised, 1, memory_order_release);
+}
+
+void gs_init_slow(void)
+{
+    pthread_once(&gs_once, gs_init_once);
+}
+
+__attribute__((constructor)) static void gs_constructor(void)
+{
+    pthread_atfork(NULL, NULL, gs_atfork_child);
+}
+
+__attribute__((destructor)) static void gs_destructor(void)
+{
+    if (atomic_load(&gs_initialised))
+        gs_life_run(GS_LIFE_EXIT);
+}

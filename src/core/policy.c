@@ -1,0 +1,227 @@
+/* The size policy: per-routine thresholds from the built-in policy (policies/default.policy, embedded at build
+ * time), an optional policy file (GPUSHIM_POLICY) and environment overrides, and the decision for one call. */
+#include <ctype.h>
+#include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/gs.h"
+
+/* The default policy file, embedded verbatim and NUL-terminated (GS_DEFAULT_POLICY is its path, set by the
+ * Makefile), so that the built-in defaults and user files go through one parser. */
+__asm__(".section .rodata\n"
+        ".globl gs_policy_default_text\n"
+        ".hidden gs_policy_default_text\n"
+        ".type gs_policy_default_text, @object\n"
+        "gs_policy_default_text:\n"
+        ".incbin \"" GS_DEFAULT_POLICY "\"\n"
+        ".byte 0\n"
+        ".previous\n");
+GS_HIDDEN extern const char gs_policy_default_text[];
+
+gs_rule_t gs_rules[GS_NROUTINES];
+
+/* The keys of a rule, for the parser. */
+static const struct {
+    const char *name;
+    size_t offset;
+} gs_policy_keys[] = {
+    {"min_flops", offsetof(gs_rule_t, min_flops)},   {"cpu_gflops", offsetof(gs_rule_t, cpu_gflops)},
+    {"gpu_gflops", offsetof(gs_rule_t, gpu_gflops)}, {"link_gbps", offsetof(gs_rule_t, link_gbps)},
+    {"latency_us", offsetof(gs_rule_t, latency_us)},
+};
+#define GS_NKEYS (sizeof gs_policy_keys / sizeof gs_policy_keys[0])
+
+/* Applies "key=value" to every rule whose routine matches pattern.  Returns 0, or a message in err. */
+static int gs_policy_apply(gs_rule_t *rules, const char *pattern, char *kv, char *err, size_t n)
+{
+    char *eq = strchr(kv, '=');
+    if (!eq) {
+        snprintf(err, n, "expected KEY=VALUE, found '%s'", kv);
+        return GS_EINVAL;
+    }
+    *eq = 0;
+    size_t key = 0;
+    while (key < GS_NKEYS && strcmp(kv, gs_policy_keys[key].name) != 0)
+        key++;
+    if (key == GS_NKEYS) {
+        snprintf(err, n, "unknown key '%s' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us)", kv);
+        return GS_EINVAL;
+    }
+    double v;
+    if (gs_parse_number(eq + 1, &v) != GS_OK) {
+        snprintf(err, n, "%s='%s' is not a number of 0 or more", kv, eq + 1);
+        return GS_EINVAL;
+    }
+    int matched = 0;
+    for (int r = 0; r < GS_NROUTINES; r++)
+        if (fnmatch(pattern, gs_routines[r].name, 0) == 0) {
+            *(double *)((char *)&rules[r] + gs_policy_keys[key].offset) = v;
+            matched++;
+        }
+    if (!matched) {
+        snprintf(err, n, "'%s' matches no routine", pattern);
+        return GS_EINVAL;
+    }
+    return GS_OK;
+}
+
+/* Applies one line (a copy, which it cuts up) to rules.  GS_OK for a rule or a blank or comment line; else
+ * GS_EINVAL with a message in err.  *like is set when the line looks like a policy's: its pattern names a
+ * routine, or it has a known key. */
+static int gs_policy_line(gs_rule_t *rules, char *line, char *err, size_t n, bool *like)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = 0;
+    char *save, *pattern = strtok_r(line, " \t\r", &save), *kv = pattern ? strtok_r(NULL, " \t\r", &save) : NULL;
+    *like = false;
+    if (!pattern)
+        return GS_OK;
+    for (int r = 0; r < GS_NROUTINES && !*like; r++)
+        *like = fnmatch(pattern, gs_routines[r].name, 0) == 0;
+    if (!kv) {
+        snprintf(err, n, "'%s' has no KEY=VALUE", pattern);
+        return GS_EINVAL;
+    }
+    bool threshold_only = true;
+    for (; kv; kv = strtok_r(NULL, " \t\r", &save)) {
+        for (size_t k = 0; k < GS_NKEYS && !*like; k++)
+            *like = strncmp(kv, gs_policy_keys[k].name, strlen(gs_policy_keys[k].name)) == 0;
+        threshold_only &= strncmp(kv, "min_flops=", 10) == 0;
+        if (gs_policy_apply(rules, pattern, kv, err, n) != GS_OK)
+            return GS_EINVAL;
+    }
+    /* A rule that sets only a threshold means it: the cost model no longer applies there. */
+    if (threshold_only)
+        gs_policy_apply(rules, pattern, (char[]){"cpu_gflops=0"}, err, n);
+    return GS_OK;
+}
+
+int gs_policy_parse(gs_rule_t *rules, const char *text, const char *origin, gs_policy_scan_t *scan)
+{
+    int errors = 0, lineno = 0;
+    if (scan)
+        *scan = (gs_policy_scan_t){0};
+    for (const char *s = text; *s; lineno++) {
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        char line[512], err[256];
+        bool like = false;
+        int rc = GS_EINVAL;
+        snprintf(line, sizeof line, "%.*s", (int)len, s);
+        if (len >= sizeof line)
+            snprintf(err, sizeof err, "line too long");
+        else
+            rc = gs_policy_line(rules, line, err, sizeof err, &like);
+        if (rc != GS_OK && !errors && scan) {
+            scan->first_bad = lineno + 1;
+            snprintf(scan->first_text, sizeof scan->first_text, "%.*s", (int)len, s);
+            for (char *c = scan->first_text; *c; c++) /* a binary file's bytes, not the terminal's controls */
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                    *c = *c == '\t' ? ' ' : '?';
+        }
+        if (rc != GS_OK && !scan)
+            gs_msg("%s:%d: %s", origin, lineno + 1, err);
+        errors += rc != GS_OK;
+        if (scan)
+            scan->like += like;
+        s += len + (eol != NULL);
+    }
+    return errors;
+}
+
+static void gs_policy_read_file(const char *path)
+{
+    static char text[1 << 16];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        gs_msg("GPUSHIM_POLICY: cannot open '%s': %s; using the built-in policy", path, strerror(errno));
+        return;
+    }
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n < 0 || n == (ssize_t)sizeof text - 1) {
+        gs_msg("GPUSHIM_POLICY: cannot read '%s': %s; using the built-in policy", path,
+               n < 0 ? strerror(errno) : "larger than 64 KiB");
+        return;
+    }
+    text[n] = 0;
+    /* A file with errors and no line that looks like a policy's (another file named by mistake) gets one
+     * message, not one per line, and changes nothing (tests/t_options.sh, "not a policy file"). */
+    static gs_rule_t trial[GS_NROUTINES];
+    gs_policy_scan_t scan;
+    memcpy(trial, gs_rules, sizeof trial);
+    if (gs_policy_parse(trial, text, path, &scan) && !scan.like) {
+        gs_msg("GPUSHIM_POLICY: %s:%d: '%s': not a gpushim policy file; using the built-in policy", path,
+               scan.first_bad, scan.first_text);
+        return;
+    }
+    gs_policy_parse(gs_rules, text, path, NULL);
+}
+
+void gs_policy_init(void)
+{
+    for (int r = 0; r < GS_NROUTINES; r++)
+        gs_rules[r] = (gs_rule_t){.min_flops = 1e9};
+    gs_policy_parse(gs_rules, gs_policy_default_text, "policies/default.policy", NULL);
+    if (gs.opt.policy)
+        gs_policy_read_file(gs.opt.policy);
+    for (int r = 0; r < GS_NROUTINES; r++) {
+        char var[64];
+        int len = snprintf(var, sizeof var, "GPUSHIM_MIN_FLOPS_%s", gs_routines[r].name);
+        for (int i = 0; i < len; i++)
+            var[i] = (char)toupper((unsigned char)var[i]);
+        const char *s = getenv(var);
+        double v;
+        /* A threshold from the environment replaces the cost model, as a threshold-only rule does. */
+        if (gs.opt.min_flops >= 0)
+            gs_rules[r].min_flops = gs.opt.min_flops, gs_rules[r].cpu_gflops = 0;
+        if (!s)
+            continue;
+        if (gs_parse_number(s, &v) == GS_OK)
+            gs_rules[r].min_flops = v, gs_rules[r].cpu_gflops = 0;
+        else
+            gs_msg("%s='%s' is not valid: use " GS_NUMBER_ACCEPTED "; using %g", var, s,
+                   gs_rules[r].min_flops);
+    }
+}
+
+gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable)
+{
+    if (gs.opt.offload == GS_OFFLOAD_NEVER)
+        return c->why = "offload=never", GS_WHERE_CPU;
+    if (!gpu_capable)
+        return c->why = "cpu only", GS_WHERE_CPU;
+    if (c->flops == 0)
+        return c->why = "trivial", GS_WHERE_CPU;
+    /* min_flops=inf turns a routine off, even under GPUSHIM_OFFLOAD=always. */
+    if (isinf(gs_rules[c->routine].min_flops))
+        return c->why = "routine off (min_flops=inf)", GS_WHERE_CPU;
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS)
+        return c->why = "forced", GS_WHERE_GPU;
+    if (c->flops < gs_rules[c->routine].min_flops)
+        return c->why = "below threshold", GS_WHERE_CPU;
+    return c->why = "above threshold", GS_WHERE_GPU;
+}
+
+gs_where_t gs_policy_model(gs_call_t *c, double bytes)
+{
+    const gs_rule_t *r = &gs_rules[c->routine];
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || !(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
+        return GS_WHERE_GPU;
+    double cpu = c->flops / (r->cpu_gflops * 1e9);
+    /* Copies and computation overlap (cuda_gemm.c), so the slower of the two counts. */
+    double copy = bytes / (r->link_gbps * 1e9), compute = c->flops / (r->gpu_gflops * 1e9);
+    double gpu = r->latency_us * 1e-6 + (copy > compute ? copy : compute);
+    if (gpu < cpu)
+        return GS_WHERE_GPU;
+    c->why = "cpu faster";
+    return GS_WHERE_CPU;
+}

@@ -1,0 +1,413 @@
+/* Normalisation of LAPACK calls into gs_lapack_t, their validity as LAPACK checks it (except workspace
+ * sizes, which the CPU library's own workspace query settles), their geometry and cost, and the dispatcher.
+ * What the GPU path cannot serve exactly stays on the CPU with the reason in the log. */
+#include <math.h>
+#include <string.h>
+
+#include "dispatch/backend.h"
+
+static inline char gs_up(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
+static inline int64_t gs_max1(int64_t v) { return v > 1 ? v : 1; }
+static inline int64_t gs_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t gs_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline bool gs_in(char ch, const char *set) { return ch && strchr(set, ch) != NULL; }
+
+/* What every operation has; each fill function sets the rest. */
+static void gs_lapack_start(gs_lapack_t *p, unsigned e, void *a, int64_t lda, void *info)
+{
+    memset(p, 0, sizeof *p);
+    const gs_routine_info_t *r = &gs_routines[gs_entries[e].routine];
+    p->op = r->op;
+    p->prec = r->prec;
+    p->ilp64 = gs_entries[e].ilp64;
+    p->a = a, p->lda = lda, p->info = info;
+}
+
+/* A transposition letter a routine of precision prec accepts: N and T for real ones (C too where allowed),
+ * N and C for the unitary complex ones. */
+static bool gs_trans_ok(char t, int prec, bool any)
+{
+    return t == 'N' || (any ? t == 'T' || t == 'C' : gs_prec_complex(prec) ? t == 'C' : t == 'T');
+}
+
+void gs_lapack_lu(gs_lapack_t *p, unsigned e, char trans, int64_t m, int64_t n, int64_t nrhs, void *a, int64_t lda,
+                  void *ipiv, void *b, int64_t ldb, void *work, int64_t lwork, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->trans = gs_up(trans), p->m = m, p->n = n, p->nrhs = nrhs, p->ipiv = ipiv, p->b = b, p->ldb = ldb;
+    p->work = work, p->lwork = lwork, p->has_work = p->op == GS_OP_getri;
+    switch (p->op) {
+    case GS_OP_getrf: p->valid = m >= 0 && n >= 0 && lda >= gs_max1(m); break;
+    case GS_OP_getri: p->valid = n >= 0 && lda >= gs_max1(n); break;
+    case GS_OP_getrs:
+        p->valid = gs_trans_ok(p->trans, p->prec, true) && n >= 0 && nrhs >= 0 && lda >= gs_max1(n) &&
+                   ldb >= gs_max1(n);
+        break;
+    default: p->valid = n >= 0 && nrhs >= 0 && lda >= gs_max1(n) && ldb >= gs_max1(n); break; /* gesv */
+    }
+}
+
+void gs_lapack_chol(gs_lapack_t *p, unsigned e, char uplo, int64_t n, int64_t nrhs, void *a, int64_t lda, void *b,
+                    int64_t ldb, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->uplo = gs_up(uplo), p->n = n, p->nrhs = nrhs, p->b = b, p->ldb = ldb;
+    bool solve = p->op == GS_OP_potrs || p->op == GS_OP_posv;
+    p->valid = gs_in(p->uplo, "UL") && n >= 0 && nrhs >= 0 && lda >= gs_max1(n) && (!solve || ldb >= gs_max1(n));
+}
+
+void gs_lapack_qr(gs_lapack_t *p, unsigned e, char side, char trans, int64_t m, int64_t n, int64_t k, int64_t nrhs,
+                  void *a, int64_t lda, void *tau, void *b, int64_t ldb, void *work, int64_t lwork, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->side = gs_up(side), p->trans = gs_up(trans), p->m = m, p->n = n, p->k = k, p->nrhs = nrhs;
+    p->tau = tau, p->b = b, p->ldb = ldb, p->work = work, p->lwork = lwork, p->has_work = true;
+    int64_t nq = p->side == 'L' ? m : n;
+    switch (p->op) {
+    case GS_OP_geqrf: p->valid = m >= 0 && n >= 0 && lda >= gs_max1(m); break;
+    case GS_OP_orgqr: p->valid = m >= 0 && n >= 0 && n <= m && k >= 0 && k <= n && lda >= gs_max1(m); break;
+    case GS_OP_ormqr:
+        p->valid = gs_in(p->side, "LR") && gs_trans_ok(p->trans, p->prec, false) && m >= 0 && n >= 0 && k >= 0 &&
+                   k <= nq && lda >= gs_max1(nq) && ldb >= gs_max1(m);
+        break;
+    default: /* gels: LAPACK takes T for real matrices and C for complex ones */
+        p->valid = gs_trans_ok(p->trans, p->prec, false) && m >= 0 && n >= 0 && nrhs >= 0 && lda >= gs_max1(m) &&
+                   ldb >= gs_max1(gs_max(m, n));
+        break;
+    }
+}
+
+void gs_lapack_ls(gs_lapack_t *p, unsigned e, int64_t m, int64_t n, int64_t nrhs, void *a, int64_t lda, void *b,
+                  int64_t ldb, void *s, double rcond, void *rank, void *work, int64_t lwork, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->m = m, p->n = n, p->nrhs = nrhs, p->b = b, p->ldb = ldb, p->w = s, p->rcond = rcond, p->rank = rank;
+    p->work = work, p->lwork = lwork, p->has_work = true;
+    p->valid = m >= 0 && n >= 0 && nrhs >= 0 && lda >= gs_max1(m) && ldb >= gs_max1(gs_max(m, n));
+}
+
+void gs_lapack_eigh(gs_lapack_t *p, unsigned e, char jobz, char uplo, int64_t n, void *a, int64_t lda, void *w,
+                    void *work, int64_t lwork, void *rwork, int64_t lrwork, void *iwork, int64_t liwork, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->job1 = gs_up(jobz), p->uplo = gs_up(uplo), p->n = n, p->w = w, p->has_work = true;
+    p->work = work, p->lwork = lwork, p->rwork = rwork, p->lrwork = lrwork, p->iwork = iwork, p->liwork = liwork;
+    p->valid = gs_in(p->job1, "NV") && gs_in(p->uplo, "UL") && n >= 0 && lda >= gs_max1(n);
+}
+
+void gs_lapack_svd(gs_lapack_t *p, unsigned e, char jobu, char jobvt, int64_t m, int64_t n, void *a, int64_t lda,
+                   void *s, void *u, int64_t ldu, void *vt, int64_t ldvt, void *work, int64_t lwork, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->job1 = gs_up(jobu), p->job2 = gs_up(jobvt), p->m = m, p->n = n, p->w = s, p->has_work = true;
+    p->u = u, p->ldu = ldu, p->vt = vt, p->ldvt = ldvt, p->work = work, p->lwork = lwork;
+    int64_t mn = gs_min(m, n);
+    bool ok = m >= 0 && n >= 0 && lda >= gs_max1(m) && ldu >= 1 && ldvt >= 1;
+    if (p->op == GS_OP_gesdd) { /* one job for both */
+        char j = p->job1;
+        ok &= gs_in(j, "ASON") && (!(j == 'A' || j == 'S' || (j == 'O' && m < n)) || ldu >= m) &&
+              (!(j == 'A' || (j == 'O' && m >= n)) || ldvt >= n) && (j != 'S' || ldvt >= mn);
+    } else {
+        ok &= gs_in(p->job1, "ASON") && gs_in(p->job2, "ASON") && !(p->job1 == 'O' && p->job2 == 'O') &&
+              (!gs_in(p->job1, "AS") || ldu >= m) && (p->job2 != 'A' || ldvt >= n) &&
+              (p->job2 != 'S' || ldvt >= mn);
+    }
+    p->valid = ok;
+}
+
+void gs_lapack_geev(gs_lapack_t *p, unsigned e, char jobvl, char jobvr, int64_t n, void *a, int64_t lda, void *w,
+                    void *wi, void *vl, int64_t ldvl, void *vr, int64_t ldvr, void *work, int64_t lwork, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->job1 = gs_up(jobvl), p->job2 = gs_up(jobvr), p->n = n, p->w = w, p->wi = wi, p->has_work = true;
+    p->u = vl, p->ldu = ldvl, p->vt = vr, p->ldvt = ldvr, p->work = work, p->lwork = lwork;
+    p->valid = gs_in(p->job1, "NV") && gs_in(p->job2, "NV") && n >= 0 && lda >= gs_max1(n) && ldvl >= 1 &&
+               (p->job1 != 'V' || ldvl >= n) && ldvr >= 1 && (p->job2 != 'V' || ldvr >= n);
+}
+
+void gs_lapack_tri(gs_lapack_t *p, unsigned e, char uplo, char trans, char diag, int64_t n, int64_t nrhs, void *a,
+                   int64_t lda, void *b, int64_t ldb, void *info)
+{
+    gs_lapack_start(p, e, a, lda, info);
+    p->uplo = gs_up(uplo), p->trans = gs_up(trans), p->diag = gs_up(diag), p->n = n, p->nrhs = nrhs;
+    p->b = b, p->ldb = ldb;
+    bool solve = p->op == GS_OP_trtrs;
+    p->valid = gs_in(p->uplo, "UL") && (!solve || gs_trans_ok(p->trans, p->prec, true)) && gs_in(p->diag, "NU") &&
+               n >= 0 && nrhs >= 0 && lda >= gs_max1(n) && (!solve || ldb >= gs_max1(n));
+}
+
+/* Columns of U and rows of VT an SVD writes (0 when not computed). */
+static int64_t gs_svd_vecs(char job, int64_t full, int64_t mn)
+{
+    return job == 'A' ? full : job == 'S' ? mn : 0;
+}
+
+int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch_only)
+{
+    int64_t n = p->n, m = p->m, mn = gs_min(m, n);
+    *scratch_only = 0;
+    switch (p->op) {
+    case GS_OP_getrf:
+    case GS_OP_geqrf:
+    case GS_OP_orgqr:
+        o[0] = (gs_operand_t){p->a, m, n, p->lda, 1, 1};
+        return 1;
+    case GS_OP_getri:
+    case GS_OP_potrf:
+    case GS_OP_potri:
+    case GS_OP_trtri:
+        o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 1};
+        /* cuSOLVER's trtri changes the triangle it does not own (and a unit diagonal): only the inverse's own
+         * elements are copied back (cuda_lapack.c), so the device copy is not the host's */
+        *scratch_only = p->op == GS_OP_trtri;
+        return 1;
+    case GS_OP_getrs:
+    case GS_OP_potrs:
+    case GS_OP_trtrs:
+    case GS_OP_gesv:
+    case GS_OP_posv:
+        o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, p->op == GS_OP_gesv || p->op == GS_OP_posv};
+        o[1] = (gs_operand_t){p->b, n, p->nrhs, p->ldb, 1, 1};
+        return 2;
+    case GS_OP_ormqr: {
+        int64_t nq = p->side == 'L' ? m : n;
+        o[0] = (gs_operand_t){p->a, nq, p->k, p->lda, 1, 0};
+        o[1] = (gs_operand_t){p->b, m, n, p->ldb, 1, 1};
+        return 2;
+    }
+    case GS_OP_gels:
+    case GS_OP_gelsd: /* gelsd destroys A: copied back as the GPU left it, like the SVD's */
+        o[0] = (gs_operand_t){p->a, m, n, p->lda, 1, 1};
+        o[1] = (gs_operand_t){p->b, gs_max(m, n), p->nrhs, p->ldb, 1, 1};
+        return 2;
+    case GS_OP_syevd:
+    case GS_OP_syev:
+        o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, p->job1 == 'V'};
+        *scratch_only = p->job1 != 'V'; /* the eigenvalues-only path leaves A changed on the device */
+        return 1;
+    case GS_OP_gesdd:
+    case GS_OP_gesvd: {
+        char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
+        int nops = 1;
+        /* A is destroyed, as LAPACK documents: the device's A is copied back, so that a caller who lets the
+         * routine overwrite A sees it changed, as with the CPU library (SciPy's overwrite_a tests check it) */
+        o[0] = (gs_operand_t){p->a, m, n, p->lda, 1, 1};
+        if (gs_svd_vecs(ju, m, mn))
+            o[nops++] = (gs_operand_t){p->u, m, gs_svd_vecs(ju, m, mn), p->ldu, 0, 1};
+        if (gs_svd_vecs(jv, n, mn))
+            o[nops++] = (gs_operand_t){p->vt, gs_svd_vecs(jv, n, mn), n, p->ldvt, 0, 1};
+        return nops;
+    }
+    case GS_OP_geev:
+        /* A is overwritten, as LAPACK documents, and copied back likewise; VR where computed (left eigenvectors
+         * stay on the CPU) */
+        o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 1};
+        if (p->job2 != 'V')
+            return 1;
+        o[1] = (gs_operand_t){p->vt, n, n, p->ldvt, 0, 1};
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/* Floating-point operations, by the usual counts (LAPACK Working Note 41); complex ones count 4 times. */
+static double gs_lapack_flops(const gs_lapack_t *p)
+{
+    double m = (double)p->m, n = (double)p->n, k = (double)p->k, r = (double)p->nrhs;
+    double mn = m < n ? m : n, f;
+    switch (p->op) {
+    case GS_OP_getrf: f = m * n * mn - (m + n) * mn * mn / 2 + mn * mn * mn / 3; break;
+    case GS_OP_getrs: f = 2 * n * n * r; break;
+    case GS_OP_gesv: f = 2 * n * n * n / 3 + 2 * n * n * r; break;
+    case GS_OP_getri: f = 4 * n * n * n / 3; break;
+    case GS_OP_potrf: f = n * n * n / 3; break;
+    case GS_OP_potrs: f = 2 * n * n * r; break;
+    case GS_OP_posv: f = n * n * n / 3 + 2 * n * n * r; break;
+    case GS_OP_potri: f = 2 * n * n * n / 3; break;
+    case GS_OP_geqrf: f = 2 * m * n * mn - (m + n) * mn * mn + 2 * mn * mn * mn / 3; break;
+    case GS_OP_orgqr: f = 4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3; break;
+    case GS_OP_ormqr: f = 4 * m * n * k; break;
+    case GS_OP_gels: f = 2 * m * n * mn - (m + n) * mn * mn + 2 * mn * mn * mn / 3 + 4 * m * n * r; break;
+    case GS_OP_syevd:
+    case GS_OP_syev: f = 4 * n * n * n / 3 + (p->job1 == 'V' ? 8 * n * n * n / 3 : 0); break;
+    case GS_OP_gesdd:
+    case GS_OP_gesvd: {
+        double big = m > n ? m : n;
+        f = 4 * big * mn * mn - 4 * mn * mn * mn / 3 + (p->job1 != 'N' ? 8 * big * mn * mn + 4 * mn * mn * mn : 0);
+        break;
+    }
+    case GS_OP_gelsd: /* QR when m != n, the SVD of an mn x mn matrix with its vectors, and the products */
+        f = (m != n ? 2 * m * n * mn - (m + n) * mn * mn + 2 * mn * mn * mn / 3 + 4 * m * n * r : 0) +
+            44 * mn * mn * mn / 3 + 4 * mn * mn * r;
+        break;
+    case GS_OP_geev: f = (p->job1 == 'V' || p->job2 == 'V' ? 25 : 10) * n * n * n; break;
+    case GS_OP_trtrs: f = n * n * r; break;
+    default: f = n * n * n / 3; break; /* trtri */
+    }
+    if (f <= 0 || m < 0 || n < 0)
+        return 0;
+    return gs_prec_complex(p->prec) ? 4 * f : f;
+}
+
+/* Sizes and option letters for the log: m, n, and k or r (right-hand sides) where the routine has them. */
+static void gs_lapack_describe(gs_call_t *c, const gs_lapack_t *p)
+{
+    static const char *const dims[GS_NOPS] = {
+        [GS_OP_getrf] = "mn", [GS_OP_getrs] = "nr", [GS_OP_gesv] = "nr", [GS_OP_getri] = "n", [GS_OP_potrf] = "n",
+        [GS_OP_potrs] = "nr", [GS_OP_posv] = "nr", [GS_OP_potri] = "n", [GS_OP_geqrf] = "mn",
+        [GS_OP_orgqr] = "mnk", [GS_OP_ormqr] = "mnk", [GS_OP_gels] = "mnr", [GS_OP_gelsd] = "mnr",
+        [GS_OP_syevd] = "n", [GS_OP_syev] = "n", [GS_OP_gesdd] = "mn", [GS_OP_gesvd] = "mn", [GS_OP_geev] = "n",
+        [GS_OP_trtrs] = "nr", [GS_OP_trtri] = "n"};
+    c->dim_names = dims[p->op];
+    for (int i = 0; c->dim_names[i]; i++) {
+        char d = c->dim_names[i];
+        c->dim[i] = d == 'm' ? p->m : d == 'n' ? p->n : d == 'k' ? p->k : p->nrhs;
+    }
+    const char letters[] = {p->job1, p->job2, p->side, p->uplo, p->trans, p->diag};
+    int j = 0;
+    for (size_t i = 0; i < sizeof letters && j < 5; i++)
+        if (letters[i] >= 'A' && letters[i] <= 'Z')
+            c->opts[j++] = letters[i];
+    c->opts[j] = 0;
+}
+
+bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec)
+{
+    size_t es = gs_prec_size(prec);
+    for (int64_t i = 0; i < n; i++)
+        if (gs_scalar_is_zero((const char *)x + (size_t)(i * step) * es, prec, false))
+            return true;
+    return false;
+}
+
+/* True when LAPACK's SVD would scale the m x n matrix x (leading dimension ld) before computing (its largest
+ * element, by components, below sqrt(safe minimum) / precision or above the inverse, with a margin of 2 for
+ * complex moduli), or when it holds a NaN, which gesdd reports as INFO = -4: cuSOLVER does neither, and on the
+ * H200 LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4).  Also when it is
+ * zero, which LAPACK answers at once.  gelsd scales only further out, but its steps square norms. */
+static bool gs_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int64_t n, int64_t ld)
+{
+    bool single = p->prec == GS_P_S || p->prec == GS_P_C;
+    double small = single ? 9.0949470e-13 : 6.7178761075670888e-139, big = 1 / small, max = 0;
+    size_t es = gs_prec_size(p->prec), half = single ? 4 : 8, count = (size_t)m * es / half;
+    for (int64_t j = 0; j < n; j++) {
+        const char *col = (const char *)x + (size_t)j * (size_t)ld * es;
+        for (size_t i = 0; i < count; i++) {
+            double v = fabs(single ? (double)((const float *)col)[i] : ((const double *)col)[i]);
+            if (isnan(v))
+                return true;
+            max = v > max ? v : max;
+        }
+    }
+    return max < 2 * small || max > big / 2;
+}
+
+/* What the GPU path cannot do exactly, although the arguments are valid: a reason, or NULL. */
+static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
+{
+    /* cuSOLVER's potri, orgqr and ormqr (which gels and gelsd use too) take 32-bit sizes */
+    bool int32 = p->op == GS_OP_potri || p->op == GS_OP_orgqr || p->op == GS_OP_ormqr || p->op == GS_OP_gels ||
+                 p->op == GS_OP_gelsd;
+    if (int32 && (p->n > INT32_MAX / 2 || p->m > INT32_MAX / 2 || p->nrhs > INT32_MAX / 2 || p->lda > INT32_MAX ||
+                  p->ldb > INT32_MAX))
+        return "larger than cuSOLVER's 32-bit routines take";
+    switch (p->op) {
+    case GS_OP_getri:
+    case GS_OP_trtrs:
+        if ((p->op == GS_OP_getri || p->diag == 'N') && gs_has_zero(p->a, p->n, p->lda + 1, p->prec))
+            return "singular triangle: LAPACK's INFO from the CPU";
+        return NULL;
+    case GS_OP_gels:
+        return p->trans != 'N' || p->m < p->n ? "only m >= n without transposition on the GPU" : NULL;
+    case GS_OP_geev:
+        return p->job1 == 'V' ? "left eigenvectors: cuSOLVER's geev does not compute them" : NULL;
+    case GS_OP_gesdd:
+    case GS_OP_gesvd:
+        if (p->m < p->n)
+            return "m < n: cuSOLVER's SVD takes m >= n";
+        if (p->job1 == 'O' || p->job2 == 'O')
+            return "job 'O' (vectors over A)";
+        if (gs_needs_scaling(p, p->a, p->m, p->n, p->lda))
+            return "A zero, near underflow or overflow, or with a NaN: LAPACK treats it apart";
+        return NULL;
+    case GS_OP_gelsd:
+        if (p->nrhs == 0)
+            return "no right-hand side";
+        if (gs_needs_scaling(p, p->a, p->m, p->n, p->lda) || gs_needs_scaling(p, p->b, p->m, p->nrhs, p->ldb))
+            return "A or B zero, near underflow or overflow, or with a NaN: LAPACK treats them apart";
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* The optimal size the workspace query left in the first element of a real workspace of the routine's
+ * precision, or of an integer workspace. */
+static double gs_work_size(const gs_lapack_t *p, const void *w, bool integer)
+{
+    if (integer)
+        return (double)gs_lapack_int(p, w, 0);
+    return p->prec == GS_P_S || p->prec == GS_P_C ? (double)*(const float *)w : *(const double *)w;
+}
+
+/* After the policy chose the GPU: bring it up and run the call there.  Returns DONE or CPU. */
+static int gs_lapack_gpu(gs_call_t *c, gs_lapack_t *p)
+{
+    gs_lapack_fn *fn = gs_backend->lapack[p->op];
+    if (gs_gpu_acquire(c) != GS_OK)
+        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
+    int rc = fn(c, p);
+    if (rc != GS_OK && rc != GS_ELAPACK)
+        gs_gpu_failed(c, rc);
+    gs_gpu_release();
+    if (rc != GS_OK)
+        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
+    gs_lapack_set_int(p, p->info, 0, 0);
+    c->where = GS_WHERE_GPU;
+    return GS_LAPACK_DONE;
+}
+
+int gs_lapack_offload(gs_call_t *c, unsigned e, gs_lapack_t *p)
+{
+    if (!gs_call_begin(c, e))
+        return gs_call_cpu(c, NULL), GS_LAPACK_CPU;
+    if (c->timed)
+        gs_lapack_describe(c, p);
+    if (!p->valid)
+        return gs_call_cpu(c, "invalid arguments"), GS_LAPACK_CPU;
+    if (p->lwork == -1 || p->lrwork == -1 || p->liwork == -1)
+        return gs_call_cpu(c, "workspace query"), GS_LAPACK_CPU;
+    c->flops = gs_lapack_flops(p);
+    if (gs_policy_decide(c, gs_backend->lapack[p->op] != NULL) == GS_WHERE_CPU)
+        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
+    /* Only a call the policy sends to the GPU pays for these checks (the SVD's scan of A among them). */
+    const char *cannot = gs_lapack_gpu_ok(p);
+    if (cannot)
+        return gs_call_cpu(c, cannot), GS_LAPACK_CPU;
+    gs_operand_t o[4];
+    uint8_t scratch_only;
+    int n = gs_lapack_operands(p, o, &scratch_only);
+    if (gs_policy_model(c, gs_operands_bytes(c, o, n, gs_prec_size(p->prec), scratch_only)) == GS_WHERE_CPU)
+        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
+    if (!p->has_work)
+        return gs_lapack_gpu(c, p);
+    /* The query is a call into the CPU library: the thread is marked as inside it. */
+    const char *why = c->why;
+    gs_call_cpu(c, why);
+    return GS_LAPACK_QUERY;
+}
+
+int gs_lapack_queried(gs_call_t *c, gs_lapack_t *p)
+{
+    /* INFO < 0: the query found an argument invalid and the CPU library has reported it, as the call would. */
+    if (gs_lapack_int(p, p->info, 0) != 0)
+        return c->why = "invalid arguments", GS_LAPACK_DONE;
+    /* A workspace smaller than the optimum may be too small: LAPACK decides, on the CPU. */
+    bool has_iwork = p->op == GS_OP_syevd, has_rwork = has_iwork && gs_prec_complex(p->prec);
+    if ((double)p->lwork < gs_work_size(p, p->work, false) ||
+        (has_rwork && (double)p->lrwork < gs_work_size(p, p->rwork, false)) ||
+        (has_iwork && (double)p->liwork < gs_work_size(p, p->iwork, true)))
+        return c->why = "workspace below the CPU library's optimum", GS_LAPACK_CPU;
+    return gs_lapack_gpu(c, p);
+}

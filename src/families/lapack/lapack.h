@@ -1,0 +1,86 @@
+/* LAPACK calls in one normalised form: every precision and symbol spelling of a routine fills one gs_lapack_t
+ * (upper-case option letters, 64-bit sizes, the caller's integer width noted for pivots and INFO), and one
+ * dispatcher decides where the call runs.  The CPU path is always the CPU library's own routine with the
+ * original arguments, so that its results, INFO codes and argument errors (xerbla) are LAPACK's own. */
+#ifndef GS_LAPACK_H
+#define GS_LAPACK_H
+
+#include "families/blas/blas.h"
+
+typedef struct {
+    uint8_t op, prec;  /* gs_op_t, gs_prec_t: from the routine table */
+    bool valid;        /* false when any argument other than a workspace size is invalid */
+    bool ilp64;        /* pivots and INFO are 64-bit integers */
+    bool has_work;     /* the routine takes WORK and LWORK: the glue makes the CPU library's workspace query */
+    char job1, job2;   /* jobz, or jobu and jobvt, or jobvl and jobvr; 0 when unused */
+    char side, uplo, trans, diag;
+    int64_t m, n, k, nrhs;
+    void *a, *b;       /* A; B (or C for ormqr) */
+    int64_t lda, ldb;
+    void *ipiv;        /* pivots, 1-based, in the caller's integer width */
+    void *tau;         /* Householder scalars */
+    void *w, *wi;      /* eigenvalues or singular values (real for sy/he/svd); wr and wi of real geev */
+    void *u, *vt;      /* U and VT of an SVD; VL and VR of geev */
+    int64_t ldu, ldvt;
+    double rcond;      /* gelsd: singular values at or below rcond times the largest count as zero */
+    void *rank;        /* gelsd: the effective rank, in the caller's integer width */
+    void *work, *rwork, *iwork; /* the caller's workspace: after the query they hold the optimal sizes */
+    int64_t lwork, lrwork, liwork; /* -1 asks for a workspace query; 0 when the routine has no such size */
+    void *info;
+} gs_lapack_t;
+
+/* Fill functions, one per operation family; option arguments are the caller's letters. */
+GS_HIDDEN void gs_lapack_lu(gs_lapack_t *p, unsigned e, char trans, int64_t m, int64_t n, int64_t nrhs, void *a,
+                            int64_t lda, void *ipiv, void *b, int64_t ldb, void *work, int64_t lwork, void *info);
+GS_HIDDEN void gs_lapack_chol(gs_lapack_t *p, unsigned e, char uplo, int64_t n, int64_t nrhs, void *a, int64_t lda,
+                              void *b, int64_t ldb, void *info);
+GS_HIDDEN void gs_lapack_qr(gs_lapack_t *p, unsigned e, char side, char trans, int64_t m, int64_t n, int64_t k,
+                            int64_t nrhs, void *a, int64_t lda, void *tau, void *b, int64_t ldb, void *work,
+                            int64_t lwork, void *info);
+GS_HIDDEN void gs_lapack_ls(gs_lapack_t *p, unsigned e, int64_t m, int64_t n, int64_t nrhs, void *a, int64_t lda,
+                            void *b, int64_t ldb, void *s, double rcond, void *rank, void *work, int64_t lwork,
+                            void *info);
+GS_HIDDEN void gs_lapack_eigh(gs_lapack_t *p, unsigned e, char jobz, char uplo, int64_t n, void *a, int64_t lda,
+                              void *w, void *work, int64_t lwork, void *rwork, int64_t lrwork, void *iwork,
+                              int64_t liwork, void *info);
+GS_HIDDEN void gs_lapack_svd(gs_lapack_t *p, unsigned e, char jobu, char jobvt, int64_t m, int64_t n, void *a,
+                             int64_t lda, void *s, void *u, int64_t ldu, void *vt, int64_t ldvt, void *work,
+                             int64_t lwork, void *info);
+GS_HIDDEN void gs_lapack_geev(gs_lapack_t *p, unsigned e, char jobvl, char jobvr, int64_t n, void *a, int64_t lda,
+                              void *w, void *wi, void *vl, int64_t ldvl, void *vr, int64_t ldvr, void *work,
+                              int64_t lwork, void *info);
+GS_HIDDEN void gs_lapack_tri(gs_lapack_t *p, unsigned e, char uplo, char trans, char diag, int64_t n, int64_t nrhs,
+                             void *a, int64_t lda, void *b, int64_t ldb, void *info);
+
+/* Element i of an integer array in the caller's width. */
+static inline int64_t gs_lapack_int(const gs_lapack_t *p, const void *v, int64_t i)
+{
+    return p->ilp64 ? ((const int64_t *)v)[i] : ((const int32_t *)v)[i];
+}
+static inline void gs_lapack_set_int(const gs_lapack_t *p, void *v, int64_t i, int64_t x)
+{
+    if (p->ilp64)
+        ((int64_t *)v)[i] = x;
+    else
+        ((int32_t *)v)[i] = (int32_t)x;
+}
+
+/* True when one of the n elements of precision prec at x, step elements apart, is zero (each real component
+ * 0 or -0): a diagonal (step ld + 1) with a zero is a singular triangle, whose INFO the CPU library gives. */
+GS_HIDDEN bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec);
+
+/* The matrices the GPU path moves, in a fixed order per operation, and which of them the device changes
+ * without the change being copied back (a matrix LAPACK documents as destroyed): those are never cached. */
+GS_HIDDEN int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t ops[4], uint8_t *scratch_only);
+
+/* The dispatcher, in two steps around the CPU library's workspace query.
+ * gs_lapack_offload returns GS_LAPACK_CPU when the call runs on the CPU (c->real is the CPU library's entry,
+ * to call with the original arguments), GS_LAPACK_DONE when the GPU completed it, or GS_LAPACK_QUERY when the
+ * GPU should take it and the routine has a workspace: the caller then makes the CPU library's workspace
+ * query (LWORK = -1) through c->real, which leaves the optimal sizes in WORK(1), RWORK(1) and IWORK(1) as the
+ * routine itself would on exit, and calls gs_lapack_queried, which returns CPU or DONE. */
+enum { GS_LAPACK_DONE, GS_LAPACK_CPU, GS_LAPACK_QUERY };
+GS_HIDDEN int gs_lapack_offload(gs_call_t *c, unsigned e, gs_lapack_t *p);
+GS_HIDDEN int gs_lapack_queried(gs_call_t *c, gs_lapack_t *p);
+
+#endif

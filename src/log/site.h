@@ -1,0 +1,21 @@
+/* Call sites for the offload log (site.c). */
+#ifndef GS_SITE_H
+#define GS_SITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/gs.h"
+
+/* The first frame of the calling thread outside gpushim and the BLAS, LAPACK and FFTW libraries, into out:
+ * "module:function" when a function symbol of the module's file (.symtab, else .dynsym) holds the call in its
+ * range, else "module+0xOFFSET", the return address less the module's load bias (a static function of a
+ * stripped module: never the name of the function before it); "?:?" for code outside every module, "?" when
+ * there is no such frame or the table of sites is full.  Keeps errno. */
+GS_HIDDEN void gs_site_native(char *out, size_t n);
+/* In a CPython process, on a thread Python knows: the innermost Python frame outside installed packages, as
+ * "file.py:42 in function", into out; false when there is none. */
+GS_HIDDEN bool gs_site_python(char *out, size_t n);
+/* Whether calls from the object of this base name are a library's own (gpushim, BLAS, LAPACK, FFTW). */
+GS_HIDDEN bool gs_site_library_name(const char *base);
+#endif

@@ -1,0 +1,435 @@
+/* The residency cache (cache.h).  A small table holds the entries and the operands seen lately.  The table
+ * is guarded by its own lock, which the memory hooks take too and which is never held across a CUDA call;
+ * device memory is allocated and freed only with the GPU lock held, so an entry a hook drops keeps its device
+ * memory (state DEAD) until the next call takes it.  The memory of dropped entries is pooled for later
+ * entries of about the same size: cudaMalloc and cudaFree (which waits for the device) are slow, and a
+ * program that never repeats an operand would otherwise pay both on every call. */
+#include <string.h>
+
+#include "memory/cache.h"
+#include "memory/wp.h"
+
+#define GS_CACHE_SLOTS 256
+
+typedef enum {
+    GS_CE_FREE,
+    GS_CE_SEEN,  /* an operand of an earlier call, not cached: the policy's hint */
+    GS_CE_VALID, /* the device copy equals the host memory as of the protection */
+    GS_CE_BUSY,  /* bound by the current call */
+    GS_CE_DEAD,  /* dropped; its device memory is freed by the next call */
+} gs_cstate_t;
+
+typedef struct {
+    gs_hreg_t key;
+    uintptr_t lo, hi; /* the pages behind the region */
+    char *dev;
+    size_t bytes;     /* of dev */
+    gs_cstate_t state;
+    bool doomed;      /* BUSY, and the memory was freed meanwhile: drop at the end of the call */
+    bool verified;    /* found private (gs_wp_clean's full check) once: later checks are the fast ones */
+    uint64_t used;    /* clock of the last use */
+} gs_centry_t;
+
+typedef struct {
+    char *dev;
+    size_t bytes;
+} gs_dblock_t;
+
+static struct {
+    pthread_mutex_t lock;
+    gs_centry_t e[GS_CACHE_SLOTS];
+    gs_dblock_t pool[GS_CACHE_SLOTS]; /* device memory of dropped entries, for new ones */
+    int npool;
+    uint64_t clock;
+    size_t bytes;            /* device memory held by VALID, BUSY and DEAD entries and the pool */
+    size_t max;              /* GPUSHIM_CACHE_MAX, resolved at the first call */
+    atomic_uintptr_t lo, hi; /* bounds of every entry, for the hooks' fast path; hi = 0 when none */
+    atomic_bool off;         /* writes cannot be tracked in this process: nothing is cached */
+} gs_c = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool gs_key_eq(const gs_hreg_t *a, const gs_hreg_t *b)
+{
+    return a->host == b->host && a->width == b->width && a->ld == b->ld && a->cols == b->cols;
+}
+
+/* With the lock held, after entries were added or dropped. */
+static void gs_cache_bounds(void)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < GS_CACHE_SLOTS; i++)
+        if (gs_c.e[i].state != GS_CE_FREE) {
+            lo = gs_c.e[i].lo < lo ? gs_c.e[i].lo : lo;
+            hi = gs_c.e[i].hi > hi ? gs_c.e[i].hi : hi;
+        }
+    atomic_store_explicit(&gs_c.lo, lo, memory_order_relaxed);
+    atomic_store_explicit(&gs_c.hi, hi, memory_order_relaxed);
+}
+
+/* With the lock held: drops entry e (its device memory waits for the next call). */
+static void gs_cache_drop(gs_centry_t *e)
+{
+    if (e->state == GS_CE_BUSY)
+        e->doomed = true;
+    else if (e->state == GS_CE_VALID)
+        e->state = GS_CE_DEAD;
+    else if (e->state == GS_CE_SEEN)
+        e->state = GS_CE_FREE;
+}
+
+/* With the lock held: drops every entry whose pages overlap [lo, hi), except those bound by the current call. */
+static void gs_cache_drop_pages(uintptr_t lo, uintptr_t hi)
+{
+    for (int i = 0; i < GS_CACHE_SLOTS; i++) {
+        gs_centry_t *e = &gs_c.e[i];
+        if (e->state != GS_CE_FREE && e->state != GS_CE_BUSY && e->lo < hi && lo < e->hi)
+            gs_cache_drop(e);
+    }
+}
+
+bool gs_cache_below(uintptr_t lo)
+{
+    return lo < atomic_load_explicit(&gs_c.hi, memory_order_relaxed);
+}
+
+/* Memory given back by free, munmap, ... : an entry is dropped when the freed bytes overlap its matrix's bytes
+ * (a neighbour freed on a shared page leaves the matrix as it was; writes there show in the page tables). */
+void gs_cache_forget(uintptr_t lo, uintptr_t hi)
+{
+    if (hi <= lo || lo >= atomic_load_explicit(&gs_c.hi, memory_order_relaxed) ||
+        hi <= atomic_load_explicit(&gs_c.lo, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&gs_c.lock);
+    for (int i = 0; i < GS_CACHE_SLOTS; i++) {
+        gs_centry_t *e = &gs_c.e[i];
+        uintptr_t a = (uintptr_t)e->key.host, b = a + gs_hreg_extent(&e->key);
+        if (e->state != GS_CE_FREE && a < hi && lo < b)
+            gs_cache_drop(e);
+    }
+    pthread_mutex_unlock(&gs_c.lock);
+}
+
+/* With the lock held: the memory of DEAD entries goes to the pool, or into out (n of them) when it is full. */
+static void gs_cache_recycle(gs_dblock_t *out, int *n)
+{
+    for (int i = 0; i < GS_CACHE_SLOTS; i++) {
+        gs_centry_t *e = &gs_c.e[i];
+        if (e->state != GS_CE_DEAD)
+            continue;
+        gs_dblock_t b = {e->dev, e->bytes};
+        if (gs_c.npool < GS_CACHE_SLOTS)
+            gs_c.pool[gs_c.npool++] = b;
+        else
+            out[(*n)++] = b;
+        *e = (gs_centry_t){.state = GS_CE_FREE};
+    }
+    gs_cache_bounds();
+}
+
+/* With the GPU lock held: frees device memory until at least want bytes are freed, the pool first, then the
+ * least recently used entries that the current call does not use.  Returns the bytes freed. */
+size_t gs_cache_trim(size_t want)
+{
+    gs_dblock_t out[2 * GS_CACHE_SLOTS];
+    int n = 0;
+    size_t freed = 0;
+    pthread_mutex_lock(&gs_c.lock);
+    gs_cache_recycle(out, &n);
+    while (freed < want && gs_c.npool > 0)
+        out[n++] = gs_c.pool[--gs_c.npool];
+    for (int i = 0; i < n; i++)
+        freed += out[i].bytes;
+    while (freed < want) {
+        gs_centry_t *victim = NULL;
+        for (int i = 0; i < GS_CACHE_SLOTS; i++)
+            if (gs_c.e[i].state == GS_CE_VALID && (!victim || gs_c.e[i].used < victim->used))
+                victim = &gs_c.e[i];
+        if (!victim)
+            break;
+        out[n++] = (gs_dblock_t){victim->dev, victim->bytes};
+        freed += victim->bytes;
+        *victim = (gs_centry_t){.state = GS_CE_FREE};
+    }
+    gs_c.bytes -= freed;
+    gs_cache_bounds();
+    pthread_mutex_unlock(&gs_c.lock);
+    for (int i = 0; i < n; i++)
+        gs_cuda.cudaFree(out[i].dev);
+    return freed;
+}
+
+void gs_cache_call(void)
+{
+    gs_dblock_t out[GS_CACHE_SLOTS];
+    int n = 0;
+    pthread_mutex_lock(&gs_c.lock);
+    gs_cache_recycle(out, &n);
+    for (int i = 0; i < n; i++)
+        gs_c.bytes -= out[i].bytes;
+    pthread_mutex_unlock(&gs_c.lock);
+    for (int i = 0; i < n; i++)
+        gs_cuda.cudaFree(out[i].dev);
+}
+
+size_t gs_cache_evictable(void)
+{
+    size_t bytes = 0;
+    pthread_mutex_lock(&gs_c.lock);
+    for (int i = 0; i < GS_CACHE_SLOTS; i++)
+        if (gs_c.e[i].state == GS_CE_VALID || gs_c.e[i].state == GS_CE_DEAD)
+            bytes += gs_c.e[i].bytes;
+    for (int i = 0; i < gs_c.npool; i++)
+        bytes += gs_c.pool[i].bytes;
+    pthread_mutex_unlock(&gs_c.lock);
+    return bytes;
+}
+
+/* With the lock held: the entry of key h in state s (any state but FREE when s is FREE), or NULL. */
+static gs_centry_t *gs_cache_find(const gs_hreg_t *h)
+{
+    for (int i = 0; i < GS_CACHE_SLOTS; i++)
+        if (gs_c.e[i].state != GS_CE_FREE && gs_key_eq(&gs_c.e[i].key, h))
+            return &gs_c.e[i];
+    return NULL;
+}
+
+/* With the lock held: a slot for a new entry: a free one, else the least recently seen SEEN one. */
+static gs_centry_t *gs_cache_slot(void)
+{
+    gs_centry_t *best = NULL;
+    for (int i = 0; i < GS_CACHE_SLOTS; i++) {
+        gs_centry_t *e = &gs_c.e[i];
+        if (e->state == GS_CE_FREE)
+            return e;
+        if (e->state == GS_CE_SEEN && (!best || e->used < best->used))
+            best = e;
+    }
+    return best;
+}
+
+static bool gs_cache_eligible(const gs_hreg_t *h)
+{
+    return gs.opt.cache && h->width * h->cols >= GS_CACHE_MIN && !atomic_load_explicit(&gs_c.off, memory_order_relaxed);
+}
+
+bool gs_cache_expect(const gs_hreg_t *h)
+{
+    if (!gs_cache_eligible(h))
+        return false;
+    pthread_mutex_lock(&gs_c.lock);
+    gs_centry_t *e = gs_cache_find(h);
+    bool known = e != NULL;
+    if (!e && (e = gs_cache_slot())) {
+        uintptr_t lo = (uintptr_t)h->host;
+        *e = (gs_centry_t){.key = *h, .lo = gs_page_down(lo), .hi = gs_page_up(lo + gs_hreg_extent(h)),
+                           .state = GS_CE_SEEN};
+        gs_cache_bounds();
+    }
+    if (e)
+        e->used = ++gs_c.clock;
+    pthread_mutex_unlock(&gs_c.lock);
+    return known;
+}
+
+/* Before gpushim writes host region h: the pages lose their protection, so that the writes take no faults, and
+ * with it every entry that covers them (but those of the current call) is dropped: besides, a copy engine's
+ * writes into registered memory leave no trace in the page tables.  fresh is the operand's own new entry,
+ * whose pages were not protected. */
+static void gs_cache_writing(const gs_hreg_t *h, const gs_centry_t *fresh)
+{
+    uintptr_t lo = gs_page_down((uintptr_t)h->host), hi = gs_page_up((uintptr_t)h->host + gs_hreg_extent(h));
+    if (lo >= atomic_load_explicit(&gs_c.hi, memory_order_relaxed) ||
+        hi <= atomic_load_explicit(&gs_c.lo, memory_order_relaxed))
+        return;
+    bool protected = false;
+    pthread_mutex_lock(&gs_c.lock);
+    for (int i = 0; i < GS_CACHE_SLOTS; i++) {
+        gs_centry_t *e = &gs_c.e[i];
+        if (e != fresh && e->state != GS_CE_FREE && e->state != GS_CE_SEEN && e->lo < hi && lo < e->hi)
+            protected = true;
+    }
+    gs_cache_drop_pages(lo, hi);
+    pthread_mutex_unlock(&gs_c.lock);
+    if (protected)
+        gs_wp_unprotect(lo, hi);
+}
+
+/* Device memory for an entry of at least bytes (*got: its size): a pooled block not much larger, or new memory
+ * within GPUSHIM_CACHE_MAX, evicting the least recently used entries that the call does not use, and evicting
+ * more when the allocation itself fails. */
+static char *gs_cache_alloc(size_t bytes, size_t *got)
+{
+    if (bytes > gs_c.max)
+        return NULL;
+    pthread_mutex_lock(&gs_c.lock);
+    int best = -1;
+    for (int i = 0; i < gs_c.npool; i++) {
+        size_t b = gs_c.pool[i].bytes;
+        if (b >= bytes && b - bytes <= bytes / 4 && (best < 0 || b < gs_c.pool[best].bytes))
+            best = i;
+    }
+    if (best >= 0) {
+        gs_dblock_t b = gs_c.pool[best];
+        gs_c.pool[best] = gs_c.pool[--gs_c.npool];
+        pthread_mutex_unlock(&gs_c.lock);
+        *got = b.bytes;
+        return b.dev;
+    }
+    size_t over = gs_c.bytes + bytes > gs_c.max ? gs_c.bytes + bytes - gs_c.max : 0;
+    pthread_mutex_unlock(&gs_c.lock);
+    if (over && gs_cache_trim(over) < over)
+        return NULL;
+    char *dev;
+    while (gs_cuda.cudaMalloc((void **)&dev, bytes) != cudaSuccess)
+        if (gs_cache_trim(bytes) == 0)
+            return NULL;
+    pthread_mutex_lock(&gs_c.lock);
+    gs_c.bytes += bytes;
+    pthread_mutex_unlock(&gs_c.lock);
+    *got = bytes;
+    return dev;
+}
+
+/* The limit, resolved at the first use: GPUSHIM_CACHE_MAX, or half the device's memory. */
+static void gs_cache_limit(void)
+{
+    size_t free, total;
+    if (gs_c.max)
+        return;
+    if (gs.opt.cache_max >= 0)
+        gs_c.max = gs.opt.cache_max > 1e18 ? SIZE_MAX : (size_t)gs.opt.cache_max;
+    else if (gs_cuda.cudaMemGetInfo(&free, &total) == cudaSuccess)
+        gs_c.max = total / 2;
+    if (!gs_c.max)
+        gs_c.max = 1; /* 0 means unresolved: GPUSHIM_CACHE_MAX=0 caches nothing */
+}
+
+/* The entry for operand h in this call, found or made (fresh), bound into b; NULL when none.  A found entry is a
+ * hit when the call reads it and none of its pages changed since it was protected.  again: an earlier call used
+ * h too. */
+static gs_centry_t *gs_cache_take(const gs_hreg_t *h, bool in, bool out, bool again, gs_cbind_t *b, bool *fresh)
+{
+    gs_cache_limit();
+    uintptr_t lo = gs_page_down((uintptr_t)h->host), hi = gs_page_up((uintptr_t)h->host + gs_hreg_extent(h));
+    size_t bytes = h->width * h->cols;
+    pthread_mutex_lock(&gs_c.lock);
+    gs_centry_t *e = gs_cache_find(h);
+    gs_cstate_t was = e ? e->state : GS_CE_FREE;
+    if (was == GS_CE_BUSY || was == GS_CE_VALID) { /* BUSY: the same matrix twice in one call (A @ A.T) */
+        e->state = GS_CE_BUSY;
+        e->used = ++gs_c.clock;
+        b->dev = e->dev;
+        b->slot = (int)(e - gs_c.e);
+    }
+    pthread_mutex_unlock(&gs_c.lock);
+    if (was == GS_CE_BUSY || was == GS_CE_VALID) {
+        b->hit = was == GS_CE_VALID && in && gs_wp_clean(lo, hi, !e->verified);
+        e->verified |= b->hit;
+        return e;
+    }
+    /* A new entry: for an operand only read, on its second use (protecting costs more than one copy of a
+     * matrix in 4 KiB pages, and most operands are used once); the pages must be trackable, and there must be
+     * room, in the table (the least recently used entry goes when it is full) and on the device. */
+    if (!out && !again)
+        return NULL;
+    pthread_mutex_lock(&gs_c.lock);
+    if (!gs_cache_slot()) {
+        gs_centry_t *old = NULL;
+        for (int i = 0; i < GS_CACHE_SLOTS; i++)
+            if (gs_c.e[i].state == GS_CE_VALID && (!old || gs_c.e[i].used < old->used))
+                old = &gs_c.e[i];
+        if (old)
+            old->state = GS_CE_DEAD;
+    }
+    pthread_mutex_unlock(&gs_c.lock);
+    gs_cache_call();
+    char *dev;
+    if (gs_wp_register(lo, hi) != GS_OK || !(dev = gs_cache_alloc(bytes, &bytes)))
+        return NULL;
+    pthread_mutex_lock(&gs_c.lock);
+    if (!(e = gs_cache_find(h)) || e->state != GS_CE_SEEN)
+        e = gs_cache_slot();
+    if (e) {
+        *e = (gs_centry_t){.key = *h, .lo = lo, .hi = hi, .dev = dev, .bytes = bytes, .state = GS_CE_BUSY,
+                           .used = ++gs_c.clock};
+        *fresh = true;
+        gs_cache_bounds();
+        b->dev = dev;
+        b->slot = (int)(e - gs_c.e);
+    } else {
+        gs_c.bytes -= bytes;
+    }
+    pthread_mutex_unlock(&gs_c.lock);
+    if (!e) /* every slot is taken by this call's entries: cannot happen with three operands a call */
+        gs_cuda.cudaFree(dev);
+    return e;
+}
+
+/* True when writes can be tracked; otherwise turns the cache off, saying why once. */
+static bool gs_cache_ready(void)
+{
+    const char *why;
+    if (gs_wp_ready(&why) == GS_OK)
+        return true;
+    if (!atomic_exchange(&gs_c.off, true) && !gs.opt.quiet)
+        gs_msg("residency cache off: %s; operands are copied on every call (GPUSHIM_CACHE=0 silences this)", why);
+    return false;
+}
+
+void gs_cache_bind(const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b)
+{
+    *b = (gs_cbind_t){.out = out, .slot = -1};
+    bool fresh = false;
+    gs_centry_t *e =
+        fits && gs_cache_eligible(h) && gs_cache_ready() ? gs_cache_take(h, in, out, again, b, &fresh) : NULL;
+    if (out)
+        gs_cache_writing(h, fresh ? e : NULL);
+}
+
+/* gs_wp_protect's report: pages [lo, hi) were written since any entry covering them was made. */
+static void gs_cache_written(uintptr_t lo, uintptr_t hi, void *arg)
+{
+    (void)arg;
+    gs_cache_drop_pages(lo, hi);
+}
+
+void gs_cache_end(gs_call_t *c, gs_cbind_t *b, int n, bool ok)
+{
+    for (int i = 0; i < n; i++) {
+        if (b[i].slot < 0)
+            continue;
+        gs_centry_t *e = &gs_c.e[b[i].slot];
+        bool out = false, dup = false;
+        for (int j = 0; j < n; j++) { /* an entry bound twice: written if either binding writes it */
+            out |= b[j].slot == b[i].slot && b[j].out;
+            dup |= j < i && b[j].slot == b[i].slot;
+        }
+        if (dup)
+            continue;
+        if (b[i].hit && ok && !b[i].unused) {
+            c->cache_hits++;
+            c->bytes_saved += e->key.width * e->key.cols;
+        }
+        /* The device copy equals the host's when the call succeeded, or when it failed without writing the
+         * operand and the copy was the host's already. */
+        bool keep = (ok && !b[i].unused) || (!out && b[i].hit);
+        int rc = GS_OK;
+        pthread_mutex_lock(&gs_c.lock);
+        if (keep && !e->doomed && !(b[i].hit && !out)) /* hits that are only read stay protected */
+            rc = gs_wp_protect(e->lo, e->hi, gs_cache_written, NULL);
+        e->state = keep && !e->doomed && rc == GS_OK ? GS_CE_VALID : GS_CE_DEAD;
+        e->doomed = false;
+        pthread_mutex_unlock(&gs_c.lock);
+    }
+}
+
+/* In a forked child: every entry is forgotten without calling CUDA. */
+static void gs_cache_atfork_child(void)
+{
+    pthread_mutex_init(&gs_c.lock, NULL);
+    memset(gs_c.e, 0, sizeof gs_c.e);
+    gs_c.npool = 0; /* the parent's device memory */
+    gs_c.bytes = 0;
+    atomic_store(&gs_c.lo, 0);
+    atomic_store(&gs_c.hi, 0);
+}
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_cache_atfork_child);
