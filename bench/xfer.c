@@ -1,12 +1,14 @@
-/* Throughput of the transfer engine (src/xfer.c) against a plain cudaMemcpy from pageable memory: one matrix
+/* Throughput of the transfer engine (src/memory/xfer.c) against a plain cudaMemcpy from pageable memory: one matrix
  * of BYTES (default 1 GiB) from ordinary malloc'd memory to the device and back, best of REPEAT runs each;
- * then the same buffer once registered as a buffer used again is (src/hostreg.c), and the registration's cost.
+ * then the same buffer once registered as a buffer used again is (src/memory/hostreg.c), and the registration's cost.
  * Linked with the library's objects, since the engine's functions are hidden in libgpushim.so.
  * Usage: xfer [MiB [repeat]]; prints one JSON object. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/cuda/device.h"
+#include "../src/dispatch/dispatch.h"
 #include "../src/memory/hostreg.h"
 #include "../src/memory/xfer.h"
 
@@ -23,6 +25,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "xfer: no GPU: %s\n", c.why);
         return 1;
     }
+    cudaStream_t up = gs_dev(&c)->up, down = gs_dev(&c)->down;
     char *dev, *host = malloc(bytes);
     if (!host || gs_cuda.cudaMalloc((void **)&dev, bytes) != 0) {
         fprintf(stderr, "xfer: cannot allocate %zu bytes\n", bytes);
@@ -34,17 +37,17 @@ int main(int argc, char **argv)
     for (int r = 0; r < repeat; r++) {
         uint64_t t0 = gs_now_ns();
         int rc = gs_xfer_put(&c, dev, width, &h);
-        rc |= gs_cuda.cudaStreamSynchronize(gs_cuda.up);
+        rc |= gs_cuda.cudaStreamSynchronize(up);
         uint64_t t1 = gs_now_ns();
         gs_xjob_t j = {0};
         rc |= gs_xfer_get(&c, &j, &h, dev, width);
         rc |= gs_xfer_finish(&c, &j);
         uint64_t t2 = gs_now_ns();
-        rc |= gs_cuda.cudaMemcpy2DAsync(dev, width, host, width, width, cols, cudaMemcpyHostToDevice, gs_cuda.up);
-        rc |= gs_cuda.cudaStreamSynchronize(gs_cuda.up);
+        rc |= gs_cuda.cudaMemcpy2DAsync(dev, width, host, width, width, cols, cudaMemcpyHostToDevice, up);
+        rc |= gs_cuda.cudaStreamSynchronize(up);
         uint64_t t3 = gs_now_ns();
-        rc |= gs_cuda.cudaMemcpy2DAsync(host, width, dev, width, width, cols, cudaMemcpyDeviceToHost, gs_cuda.down);
-        rc |= gs_cuda.cudaStreamSynchronize(gs_cuda.down);
+        rc |= gs_cuda.cudaMemcpy2DAsync(host, width, dev, width, width, cols, cudaMemcpyDeviceToHost, down);
+        rc |= gs_cuda.cudaStreamSynchronize(down);
         uint64_t t4 = gs_now_ns();
         if (rc) {
             fprintf(stderr, "xfer: copy failed: %s\n", c.why);
@@ -62,7 +65,7 @@ int main(int argc, char **argv)
     int registered = gs_hostreg_has(host, bytes);
     for (int r = 0; r < repeat && registered; r++) {
         uint64_t t0 = gs_now_ns();
-        int rc = gs_xfer_put(&c, dev, width, &h) | gs_cuda.cudaStreamSynchronize(gs_cuda.up);
+        int rc = gs_xfer_put(&c, dev, width, &h) | gs_cuda.cudaStreamSynchronize(up);
         uint64_t t1 = gs_now_ns();
         gs_xjob_t j = {0};
         rc |= gs_xfer_get(&c, &j, &h, dev, width) | gs_xfer_finish(&c, &j);

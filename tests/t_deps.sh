@@ -1,14 +1,14 @@
 # The demo's package list is complete: every system header that the library's sources include (as the build
-# saw them: build/obj/*.d) comes from a package in `tests/deps.sh list demo`, from the C library or the compiler
+# saw them: the .d files under build/obj) comes from a package in `tests/deps.sh list demo`, from the C library or the compiler
 # (which build-essential brings), or from the CUDA toolkit, a prerequisite.  `make check` installs its own
 # packages first, so only this test notices a header whose package the demo forgets.
 . "$(dirname "$0")/lib.sh"
 CUDA=$(readlink -f "${CUDA_HOME:-/usr/local/cuda}")
 
-# needs DIR: what the headers named by DIR/*.d come from, one a line: a package's name, or "no package: PATH"
+# needs DIR: what the headers named by the .d files under DIR come from, one a line: a package's name, or "no package: PATH"
 # for a header that no package installed; the CUDA toolkit's and the project's own are left out.
 needs() {
-    sed 's/\\$//' "$1"/*.d | tr ' ' '\n' | sed 's/:$//' | grep '^/' | sort -u | xargs readlink -f |
+    find "$1" -name '*.d' -exec sed 's/\\$//' {} + | tr ' ' '\n' | sed 's/:$//' | grep '^/' | sort -u | xargs readlink -f |
         grep -v -e "^$CUDA/" -e "^$ROOT/" | sort -u >$W/headers
     xargs dpkg -S <$W/headers 2>/dev/null >$W/owners || true
     sed 's/: .*//; s/:[a-z0-9]*//g; s/, /\n/g' $W/owners | sort -u

@@ -1,4 +1,5 @@
-# What the library exports, what it links, and that it loads where there is no CUDA.
+# What the library exports, its list of entry points (build/entries.txt), what it links, and that it loads where
+# there is no CUDA.
 . "$(dirname "$0")/lib.sh"
 
 # Every symbol of the routine table in every spelling (the table expanded into build/gpushim.map), the
@@ -12,17 +13,24 @@ check "exports are exactly the table's symbols ($(wc -l <$W/want) names) and the
 check "every routine has all its spellings" \
     sh -c "[ $(grep -c '^scipy_cblas_dgemm64_$' $W/have) = 1 ] && [ $(grep -c '^zher2k_64_$' $W/have) = 1 ]"
 
-# build/entries.txt, the readers' list: every symbol of the table once, each naming a template that is defined
-# at the file and line it gives.
+# build/entries.txt, the readers' list: every symbol of the table once, each naming the line of a template
+# where a definition of GS_SYM starts: its operation's (src/families/*/OP.inc) or the one that file includes.
 awk '{print $1}' build/entries.txt | sort >$W/entries
 printf '#include "core/gs_table.h"\n#define H(f) f\nGS_MEMORY_HOOKS(H) gpushim_version\n' | cc -E -P -Isrc -x c - |
     tr -s ' ' '\n' | grep . >$W/not_table
 grep -vxF -f $W/not_table $W/want >$W/table
 check "build/entries.txt lists every symbol of the table once ($(wc -l <$W/entries) lines)" cmp -s $W/table $W/entries
-bad_lines=$(awk '{split($NF, w, ":"); t = $(NF - 1); sub(/,$/, "", t); l = ""
-    cmd = "sed -n " w[2] "p " w[1]; cmd | getline l; close(cmd)
-    if (index(l, "#define " t "(") != 1) print $1}' build/entries.txt | head -3 | tr '\n' ' ')
-check "each entry's template is defined where the list says (wrong: ${bad_lines:-none})" test -z "$bad_lines"
+bad_lines=$(awk '{split($NF, w, ":"); l = ""
+    for (i = 1; i <= w[2] && (getline l <w[1]) > 0; i++) ;
+    close(w[1])
+    own = w[1]; sub(/[^\/]*$/, $6 ".inc", own); shared = (own == w[1])
+    while (!shared && (getline x <own) > 0)
+        shared = x == "#include \"" substr(w[1], 5) "\""
+    close(own)
+    if (w[1] !~ /^src\/families\/[a-z]+\/[a-z0-9]+\.inc$/ || i <= w[2] || l !~ /^GS_EXPORT [^(]* GS_SYM\(/ || !shared)
+        print $1}' build/entries.txt | head -3 | tr '\n' ' ')
+check "each entry is defined in its operation's template where the list says (wrong: ${bad_lines:-none})" \
+    test -z "$bad_lines"
 
 # No link-time CUDA dependency.
 readelf -d "$LIB" | grep NEEDED >$W/needed

@@ -19,7 +19,7 @@ fail() {
 
 fail oom-always GS_STANDIN_FAIL=cudaMalloc
 check "oom-always: every eligible call fell back, with the reason" \
-    test "$(count $log -- "why=gpu error: cudaMalloc: out of memory (2) at src/backend/cuda_blas.c*")" = "$eligible"
+    test "$(count $log -- "why=gpu error: cudaMalloc: out of memory (2) at src/backend/cuda_call.c*")" = "$eligible"
 check "oom-always: out of memory does not give the GPU up (no notice)" test ! -s $err
 
 fail oom-small GS_STANDIN_MEM=4000

@@ -1,21 +1,38 @@
-/* One call on the device, for the BLAS (cuda_blas.c) and LAPACK (cuda_lapack.c) backends: the operands bound
- * to the residency cache, moved by the transfer engine, and the body that computes. */
+/* One call on the device (cuda_call.c), for every operation of the CUDA backend: the call's device made
+ * current, its operands bound to the residency cache and registered, moved by the transfer engine around the
+ * body that computes; the scratch memory that holds them and the budget of device memory a call may use. */
 #ifndef GS_CUDA_CALL_H
 #define GS_CUDA_CALL_H
 
+#include "dispatch/backend.h"
 #include "memory/cache.h"
-#include "families/lapack/lapack.h"
 
 /* The body of a GPU call: its n operands o, their regions h and cache entries b set up; computes and copies the
  * outputs back (gs_cuda_operands, gs_cuda_outputs).  arg is the call's normalised arguments. */
 typedef int gs_cuda_body_fn(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h,
                             gs_cbind_t *b, int n);
-/* Runs body on the configured device, giving the calling thread's current device back afterwards (the program
- * may use CUDA itself), with the operands bound to the residency cache (except those in scratch_only, bit i
- * for operand i, which the device changes without copying back) and registered for copies.  Contract of
- * gs_blas_fn (backend.h). */
-GS_HIDDEN int gs_cuda_run(gs_call_t *c, const gs_operand_t *o, int n, size_t es, uint8_t scratch_only,
-                          gs_cuda_body_fn *body, const void *arg);
+/* Runs body on the call's device (c->dev), giving the calling thread's current device back afterwards (the
+ * program may use CUDA itself), with the operands bound to the residency cache (except those in
+ * o->scratch_only) and registered for copies.  Contract of gs_op_fn (dispatch/backend.h). */
+GS_HIDDEN int gs_cuda_run(gs_call_t *c, const gs_operands_t *o, gs_cuda_body_fn *body, const void *arg);
+/* gs_backend_t's traffic: bytes the call's copies would move, the residency cache considered. */
+GS_HIDDEN double gs_cuda_traffic(gs_call_t *c, const gs_operands_t *o);
+
+/* bytes rounded up to 256, the alignment of each operand in device memory. */
+static inline size_t gs_round256(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
+
+/* Device memory for one call's operands on the call's device (gs_dev(c)->scratch): at least bytes, kept
+ * between calls up to a bound.  Called with the GPU lock held. */
+GS_HIDDEN int gs_cuda_scratch(gs_call_t *c, size_t bytes);
+/* Bytes of device memory a call may use now: free memory (plus the scratch buffer and the residency cache's
+ * evictable bytes, which can be given back) less a reserve for cuBLAS, capped by GPUSHIM_DEVICE_MEMORY. */
+GS_HIDDEN int gs_cuda_budget(gs_call_t *c, size_t *bytes);
+
+/* Operand o (elements of es bytes) as a host region. */
+static inline gs_hreg_t gs_operand_hreg(const gs_operand_t *o, size_t es)
+{
+    return (gs_hreg_t){(char *)o->host, (size_t)o->rows * es, (size_t)o->ld * es, (size_t)o->cols};
+}
 /* Device memory for the operands not in the cache (scratch) and extra bytes after them (*dextra), and the
  * uploads of the operands the device does not hold already: d[i] and ld[i] are where the operands are. */
 GS_HIDDEN int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, const gs_cbind_t *b,
@@ -23,6 +40,5 @@ GS_HIDDEN int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hre
 /* Copies the outputs back once the computation queued so far has succeeded. */
 GS_HIDDEN int gs_cuda_outputs(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, int n, size_t es,
                               char *const *d, const int64_t *ld);
-/* LAPACK through cuSOLVER (cuda_lapack.c): gs_lapack_fn (backend.h). */
-GS_HIDDEN int gs_cuda_lapack(gs_call_t *c, const gs_lapack_t *p);
+
 #endif

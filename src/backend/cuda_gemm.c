@@ -1,18 +1,11 @@
-/* GEMM on the GPU in tiles, so that uploading the next blocks of A and B, computing, and downloading
- * finished tiles of C overlap.  C = alpha op(A) op(B) + beta C is cut into tiles of C (mb x nb) and, when k is
- * much larger than m and n, slices of k (kb).  Three streams (up, compute, down) are ordered by events only;
- * the host waits for nothing but the packing of the blocks it uploads, which the copy threads do while the
- * GPU computes.
- *
- * Resident plan: A, B and C all fit on the device.  Blocks are uploaded once, in a growing square (row
- * panel s of A, then column panel s of B), and each tile is computed as soon as its two panels are there.
- * Operands the residency cache holds are used where they are, and not uploaded when unchanged (cache.h).
- * Out-of-core plan: the operands do not fit.  Each step uploads one block of A and one of B into one of two
- * slots while the other slot computes; C tiles use two slots too.  Like cuBLASXt, it never fails for lack of
- * device memory unless even the smallest tiles do not fit. */
+/* GEMM on the GPU in tiles (cuda_gemm.h), so that uploading the next blocks of A and B, computing, and
+ * downloading finished tiles of C overlap: C = alpha op(A) op(B) + beta C in tiles of C (mb x nb) and, when k
+ * is much larger than m and n, slices of k (kb), on the device's three streams (up, compute, down), ordered by
+ * events only.  Two plans: resident, and out of core (gs_gemm_resident, gs_gemm_out_of_core). */
 #include <string.h>
 
-#include "memory/cache.h"
+#include "backend/cuda_cublas.h"
+#include "backend/cuda_gemm.h"
 
 typedef struct {
     const gs_blas_t *p;
@@ -58,24 +51,21 @@ static gs_block_t gs_gemm_op_block(const gs_gemm_t *g, const void *x, int64_t ld
              : gs_gemm_block(g, x, ld, r0, c0, nr, nc, dev, dld, g->resident);
 }
 
-/* Block (i, l) of op(A), (l, j) of op(B), (i, j) of C; q is the slot out of core. */
-static gs_block_t gs_gemm_a(const gs_gemm_t *g, int64_t i, int64_t l, int q)
+/* Block (bi, bj) of op(A) (blocks of mb x kb) or of op(B) (kb x nb); q is the slot out of core. */
+static gs_block_t gs_gemm_ab(const gs_gemm_t *g, bool is_b, int64_t bi, int64_t bj, int q)
 {
     const gs_blas_t *p = g->p;
-    int64_t i0 = i * g->mb, l0 = l * g->kb;
-    return gs_gemm_op_block(g, p->a, p->lda, g->ta, i0, gs_min64(g->mb, p->m - i0), l0, gs_min64(g->kb, p->k - l0),
-                            g->da + (size_t)q * g->slot_a,
-                            g->resident ? (g->ta ? p->k : p->m) : (g->ta ? g->kb : g->mb));
+    bool t = is_b ? g->tb : g->ta;
+    int64_t rb = is_b ? g->kb : g->mb, cb = is_b ? g->nb : g->kb, rows = is_b ? p->k : p->m, cols = is_b ? p->n : p->k;
+    int64_t r0 = bi * rb, c0 = bj * cb;
+    char *dev = is_b ? g->db + (size_t)q * g->slot_b : g->da + (size_t)q * g->slot_a;
+    return gs_gemm_op_block(g, is_b ? p->b : p->a, is_b ? p->ldb : p->lda, t, r0, gs_min64(rb, rows - r0), c0,
+                            gs_min64(cb, cols - c0), dev, g->resident ? (t ? cols : rows) : (t ? cb : rb));
 }
 
-static gs_block_t gs_gemm_b(const gs_gemm_t *g, int64_t l, int64_t j, int q)
-{
-    const gs_blas_t *p = g->p;
-    int64_t j0 = j * g->nb, l0 = l * g->kb;
-    return gs_gemm_op_block(g, p->b, p->ldb, g->tb, l0, gs_min64(g->kb, p->k - l0), j0, gs_min64(g->nb, p->n - j0),
-                            g->db + (size_t)q * g->slot_b,
-                            g->resident ? (g->tb ? p->n : p->k) : (g->tb ? g->nb : g->kb));
-}
+/* Block (i, l) of op(A), (l, j) of op(B), (i, j) of C. */
+static gs_block_t gs_gemm_a(const gs_gemm_t *g, int64_t i, int64_t l, int q) { return gs_gemm_ab(g, false, i, l, q); }
+static gs_block_t gs_gemm_b(const gs_gemm_t *g, int64_t l, int64_t j, int q) { return gs_gemm_ab(g, true, l, j, q); }
 
 static gs_block_t gs_gemm_c(const gs_gemm_t *g, int64_t i, int64_t j, int q)
 {
@@ -93,16 +83,18 @@ static int gs_gemm_put(gs_call_t *c, const gs_gemm_t *g, const gs_block_t *b)
 /* Makes the compute stream wait for every upload queued so far. */
 static int gs_gemm_fence_up(gs_call_t *c)
 {
-    GS_CUDA(c, cudaEventRecord, (gs_cuda.ev[GS_EV_UP], gs_cuda.up));
-    GS_CUDA(c, cudaStreamWaitEvent, (gs_cuda.stream, gs_cuda.ev[GS_EV_UP], 0));
+    gs_device_t *dv = gs_dev(c);
+    GS_CUDA(c, cudaEventRecord, (dv->ev[GS_EV_UP], dv->up));
+    GS_CUDA(c, cudaStreamWaitEvent, (dv->stream, dv->ev[GS_EV_UP], 0));
     return GS_OK;
 }
 
 /* Queues the download of a final tile after the computation queued so far. */
 static int gs_gemm_get(gs_call_t *c, gs_gemm_t *g, const gs_block_t *cb)
 {
-    GS_CUDA(c, cudaEventRecord, (gs_cuda.ev[GS_EV_DONE], gs_cuda.stream));
-    GS_CUDA(c, cudaStreamWaitEvent, (gs_cuda.down, gs_cuda.ev[GS_EV_DONE], 0));
+    gs_device_t *dv = gs_dev(c);
+    GS_CUDA(c, cudaEventRecord, (dv->ev[GS_EV_DONE], dv->stream));
+    GS_CUDA(c, cudaStreamWaitEvent, (dv->down, dv->ev[GS_EV_DONE], 0));
     return gs_xfer_get(c, &g->job, &cb->h, cb->dev, (size_t)cb->ld * g->es);
 }
 
@@ -132,6 +124,11 @@ static int gs_gemm_tile(gs_call_t *c, gs_gemm_t *g, int64_t i, int64_t j, int64_
     return l == g->kt - 1 && stream_out ? gs_gemm_get(c, g, &cb) : GS_OK;
 }
 
+/* Resident plan: A, B and C all fit on the device.  Blocks are uploaded once, in a growing square (row panel s
+ * of A, then column panel s of B), and each tile is computed as soon as its two panels are there.  Operands
+ * the residency cache holds are used where they are, and not uploaded when unchanged (cache.h).  The host
+ * waits for nothing but the packing of the blocks it uploads, which the copy threads do while the GPU
+ * computes. */
 static int gs_gemm_resident(gs_call_t *c, gs_gemm_t *g)
 {
     /* When C is read (beta != 0), no tile is written back before every tile has been computed: a failure
@@ -160,37 +157,41 @@ static int gs_gemm_resident(gs_call_t *c, gs_gemm_t *g)
         }
     if (stream_out)
         return GS_OK;
-    GS_CUDA(c, cudaStreamSynchronize, (gs_cuda.stream));
+    GS_CUDA(c, cudaStreamSynchronize, (gs_dev(c)->stream));
     gs_block_t whole = gs_gemm_block(g, g->p->c, g->p->ldc, 0, 0, g->p->m, g->p->n, g->dc, g->p->m, true);
     return gs_xfer_get(c, &g->job, &whole.h, whole.dev, (size_t)whole.ld * g->es);
 }
 
+/* Out-of-core plan: the operands do not fit.  Each step uploads one block of A and one of B into one of two
+ * slots while the other slot computes; C tiles use two slots too.  Like cuBLASXt, it never fails for lack of
+ * device memory unless even the smallest tiles do not fit. */
 static int gs_gemm_out_of_core(gs_call_t *c, gs_gemm_t *g)
 {
-    cudaEvent_t *ev = gs_cuda.ev;
+    gs_device_t *dv = gs_dev(c);
+    cudaEvent_t *ev = dv->ev;
     int q = 0, cq = 0, rc;
     for (int64_t i = 0; i < g->mt; i++)
         for (int64_t j = 0; j < g->nt; j++, cq ^= 1) {
             gs_block_t cb = gs_gemm_c(g, i, j, cq);
             /* The slot's previous tile must have been copied out before it is overwritten. */
-            GS_CUDA(c, cudaStreamWaitEvent, (gs_cuda.stream, ev[GS_EV_CSLOT0 + cq], 0));
+            GS_CUDA(c, cudaStreamWaitEvent, (dv->stream, ev[GS_EV_CSLOT0 + cq], 0));
             if (g->read_c) {
-                GS_CUDA(c, cudaStreamWaitEvent, (gs_cuda.up, ev[GS_EV_CSLOT0 + cq], 0));
+                GS_CUDA(c, cudaStreamWaitEvent, (dv->up, ev[GS_EV_CSLOT0 + cq], 0));
                 if ((rc = gs_gemm_put(c, g, &cb)) != GS_OK)
                     return rc;
             }
             for (int64_t l = 0; l < g->kt; l++, q ^= 1) {
                 /* The slot's previous blocks must have been used before they are overwritten. */
-                GS_CUDA(c, cudaStreamWaitEvent, (gs_cuda.up, ev[GS_EV_SLOT0 + q], 0));
+                GS_CUDA(c, cudaStreamWaitEvent, (dv->up, ev[GS_EV_SLOT0 + q], 0));
                 gs_block_t a = gs_gemm_a(g, i, l, q), b = gs_gemm_b(g, l, j, q);
                 if ((rc = gs_gemm_put(c, g, &a)) != GS_OK || (rc = gs_gemm_put(c, g, &b)) != GS_OK ||
                     (rc = gs_gemm_fence_up(c)) != GS_OK || (rc = gs_gemm_compute(c, g, &a, &b, &cb, l)) != GS_OK)
                     return rc;
-                GS_CUDA(c, cudaEventRecord, (ev[GS_EV_SLOT0 + q], gs_cuda.stream));
+                GS_CUDA(c, cudaEventRecord, (ev[GS_EV_SLOT0 + q], dv->stream));
             }
             if ((rc = gs_gemm_get(c, g, &cb)) != GS_OK)
                 return rc;
-            GS_CUDA(c, cudaEventRecord, (ev[GS_EV_CSLOT0 + cq], gs_cuda.down));
+            GS_CUDA(c, cudaEventRecord, (ev[GS_EV_CSLOT0 + cq], dv->down));
         }
     return GS_OK;
 }
@@ -212,7 +213,7 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g, gs_cbind_t *cb)
     const gs_blas_t *p = g->p;
     int64_t big = p->m > p->n ? p->m : p->n;
     /* About four tiles a side, so that the last panel's tiles, computed after all copies in, are few, and
-     * tiles of 1024 to 2048 (fastest on the H200 at n = 4096 to 16384, bench/RESULTS.md). */
+     * tiles of 1024 to 2048, the fastest on the H200 (bench/RESULTS.md). */
     int64_t t = (big / 4 + 255) / 256 * 256;
     t = gs.opt.tile > 0 ? gs.opt.tile : t < 1024 ? 1024 : t > 2048 ? 2048 : t;
     int64_t mb = gs_tile_side(t, p->m, p->n), nb = gs_tile_side(t, p->n, p->m), kb = p->k;
@@ -253,7 +254,7 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g, gs_cbind_t *cb)
     g->kt = gs_ceil(p->k, g->kb);
     if ((rc = gs_cuda_scratch(c, slots * (g->slot_a + g->slot_b + g->slot_c))) != GS_OK)
         return rc;
-    g->da = gs_cuda.scratch;
+    g->da = gs_dev(c)->scratch;
     g->db = g->da + slots * g->slot_a;
     g->dc = g->db + slots * g->slot_b;
     if (g->resident) {

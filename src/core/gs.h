@@ -27,7 +27,7 @@ enum {
     GS_ENOMEM = -2,  /* device (or pinned host) memory exhausted */
     GS_ENODEV = -3,  /* no usable GPU in this process */
     GS_EINVAL = -4,  /* bad value (option, policy file) */
-    GS_ELAPACK = -5, /* the GPU finished, but LAPACK's exact outputs (INFO > 0) must come from the CPU library */
+    GS_EEXACT = -5,  /* the GPU finished, but the exact outputs of this case (LAPACK's INFO > 0) come from the CPU */
     GS_ENOENT = -6,  /* a library or file is not there */
 };
 
@@ -36,19 +36,29 @@ typedef enum { GS_P_S, GS_P_D, GS_P_C, GS_P_Z, GS_NPREC } gs_prec_t;
 
 static inline size_t gs_prec_size(int p) { return (size_t)4 << ((p & 1) + (p >> 1)); } /* 4, 8, 8, 16 */
 static inline bool gs_prec_complex(int p) { return p >= GS_P_C; }
+/* True when the scalar at s (of precision prec, real when real_only) is zero. */
+GS_HIDDEN bool gs_scalar_is_zero(const void *s, int prec, bool real_only);
+/* True when one of the n elements of precision prec at x, step elements apart, is zero (each real component
+ * 0 or -0): a diagonal (step ld + 1) with a zero is a singular triangle, whose INFO the CPU library gives. */
+GS_HIDDEN bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec);
 
-/* Operations: each names one entry template (glue_blas.h, glue_lapack.h) and one member of the backend table. */
-#define GS_BLAS_OPS(X) \
-    X(gemm) X(symm) X(hemm) X(syrk) X(herk) X(syr2k) X(her2k) X(trmm) X(trsm) X(gemv) X(dot) X(dotsub) X(axpy)
-#define GS_LAPACK_OPS(X) \
-    X(getrf) X(getrs) X(gesv) X(getri) X(potrf) X(potrs) X(posv) X(potri) X(geqrf) X(orgqr) X(ormqr) X(gels) \
-    X(gelsd) X(syevd) X(syev) X(gesdd) X(gesvd) X(geev) X(trtrs) X(trtri)
+/* Operations: each names one entry template and one member of the backend table (routines.def). */
 typedef enum {
-#define GS_X_OP(op) GS_OP_##op,
-    GS_BLAS_OPS(GS_X_OP) GS_LAPACK_OPS(GS_X_OP)
-#undef GS_X_OP
+#define GS_OP(op, family, dims) GS_OP_##op,
+#include "core/routines.def"
+#undef GS_OP
     GS_NOPS
 } gs_op_t;
+
+/* The families of routines, each served by one descriptor (dispatch/dispatch.h). */
+typedef enum { GS_FAMILY_BLAS, GS_FAMILY_LAPACK, GS_NFAMILIES } gs_family_id_t;
+
+/* An operation's facts from the table. */
+typedef struct {
+    const char *name; /* "gemm" */
+    uint8_t family;   /* gs_family_id_t */
+    const char *dims; /* the sizes the log gives: "mnk", "nr", ... */
+} gs_op_info_t;
 
 /* Routines: GS_R_DGEMM, ... */
 typedef enum {
@@ -83,7 +93,7 @@ typedef struct {
 
 GS_HIDDEN extern const gs_routine_info_t gs_routines[GS_NROUTINES];
 GS_HIDDEN extern const gs_entry_info_t gs_entries[GS_NENTRIES];
-GS_HIDDEN extern const char *const gs_op_names[GS_NOPS];
+GS_HIDDEN extern const gs_op_info_t gs_ops[GS_NOPS];
 GS_HIDDEN extern const char *const gs_dtype_names[GS_NPREC];
 
 /* Index of the routine called name ("dgemm"), or -1. */
@@ -167,10 +177,11 @@ static inline void gs_init(void)
 /* Monotonic nanoseconds. */
 GS_HIDDEN uint64_t gs_now_ns(void);
 
-/* When a module's hook runs: in a forked child before fork returns there (the child must forget the parent's
- * locks and device state, and never call CUDA), or at exit, from the library's destructor once the library
- * was initialised. */
-typedef enum { GS_LIFE_FORK_CHILD, GS_LIFE_EXIT } gs_life_t;
+/* When a module's hook runs: once at initialisation (gs_init_once), after the options and the policy are read
+ * and before any call proceeds, in no particular order; in a forked child before fork returns there (the child
+ * must forget the parent's locks and device state, and never call CUDA); or at exit, from the library's
+ * destructor once the library was initialised. */
+typedef enum { GS_LIFE_INIT, GS_LIFE_FORK_CHILD, GS_LIFE_EXIT } gs_life_t;
 typedef struct {
     gs_life_t when;
     void (*fn)(void);
@@ -195,13 +206,14 @@ typedef struct {
     bool inside;         /* this thread is marked as inside the CPU library until gs_call_end */
     bool timed;          /* t0 is valid */
     uint8_t where;       /* gs_where_t */
+    uint8_t dev;         /* the device slot the GPU path uses (an index of the CUDA state's devices) */
     const char *why;     /* short reason (static string or why_buf) */
     char why_buf[200];
     uint64_t t0;
     uint64_t bytes_h2d, bytes_d2h;
     uint64_t bytes_saved; /* copies to the device that cached operands made unnecessary */
     uint32_t cache_hits;  /* operands found on the device, unchanged */
-    uint8_t known;        /* operands (bit i of gs_blas_operands' order) that an earlier call used too */
+    uint8_t known;        /* operands (bit i in the order of the family's operands) that an earlier call used too */
     uint64_t track_ns;    /* time the residency cache took: look-ups, page-table scans, protection */
     double flops;
     int64_t dim[3];       /* sizes in the order of dim_names */
@@ -213,7 +225,8 @@ typedef struct {
 /* Depth of the calling thread inside the CPU library (see call.c). */
 GS_HIDDEN extern _Thread_local int gs_depth __attribute__((tls_model("initial-exec")));
 
-/* Records a finished call that is timed (log or summary on): counters and log record. */
+/* Records a finished call that is timed (log or summary on): counters and log record (log.c).  Only timed
+ * calls pay for clocks and counters: a small call that stays on the CPU costs a few nanoseconds. */
 GS_HIDDEN void gs_call_record(gs_call_t *c);
 
 /* The CPU library's entry e (real.c). */
@@ -275,27 +288,19 @@ static inline void gs_call_end(gs_call_t *c)
 /* Formats a reason into c->why_buf and points c->why at it. */
 GS_HIDDEN void gs_call_why(gs_call_t *c, const char *fmt, ...) GS_PRINTF(2, 3);
 
-/* Per-routine counters, for the exit summary. */
-typedef struct {
-    atomic_uint_fast64_t calls[2]; /* by gs_where_t */
-    atomic_uint_fast64_t ns[2];
-    atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_saved;
-} gs_counter_t;
-GS_HIDDEN extern gs_counter_t gs_counters[GS_NROUTINES];
-
 /* ---- real symbols (real.c) ---------------------------------------------------------------------------- */
 
 /* The CPU library's definition of entry e, resolved once: first dlsym(RTLD_NEXT), then every loaded object
  * (Python opens extension modules and their BLAS with RTLD_LOCAL, out of RTLD_NEXT's sight).  Never returns
  * a symbol of gpushim itself.  NULL when no loaded object defines it.  Declared above, with the call. */
 
-/* ---- log and summary (log.c) -------------------------------------------------------------------------- */
+/* ---- log and summary (log.c, write.c) ----------------------------------------------------------------- */
 
 /* The log's format version (the header's "gpushim_log"): raised when a field changes meaning or goes away;
  * new fields and records leave it as it is (readers ignore what they do not know).  gpushim(7) has the format. */
 #define GS_LOG_FORMAT 2
-/* Opens the log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) and writes its header record. */
-GS_HIDDEN void gs_log_open(void);
+/* The log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) is opened, and its header record written, by
+ * log.c's GS_LIFE_INIT hook. */
 /* Appends the record of a finished call with one write(2): lines from many threads never interleave. */
 GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
 /* Appends an event record: {"t":...,"event":"<event>","what":"<what>"} ("gpu": the device came up, named in
@@ -303,6 +308,16 @@ GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
 GS_HIDDEN void gs_log_event(const char *event, const char *what);
 /* Writes s into out (size n) as the body of a JSON string; returns the length written. */
 GS_HIDDEN size_t gs_json_escape(char *out, size_t n, const char *s);
+/* Appends len bytes (whole records) to the log with one write(2); a failure is reported once. */
+GS_HIDDEN void gs_log_write(const char *buf, size_t len);
+
+/* Per-routine counters of timed calls, for the exit record and the summary; reset in a forked child. */
+typedef struct {
+    atomic_uint_fast64_t calls[2]; /* by gs_where_t */
+    atomic_uint_fast64_t ns[2];
+    atomic_uint_fast64_t bytes_h2d, bytes_d2h, bytes_saved;
+} gs_counter_t;
+GS_HIDDEN extern gs_counter_t gs_counters[GS_NROUTINES];
 
 /* ---- policy (policy.c) -------------------------------------------------------------------------------- */
 
@@ -335,14 +350,5 @@ GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *or
 GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
 /* The cost model for a call above threshold whose copies move bytes; sets c->why when it says CPU. */
 GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, double bytes);
-
-/* ---- the GPU (gpu.c) ---------------------------------------------------------------------------------- */
-
-/* Brings the GPU up on first use and takes the GPU lock.  0 with the lock held; otherwise negative with the
- * reason in c->why and no lock held.  Always fails in a forked child, which must not call CUDA. */
-GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
-GS_HIDDEN void gs_gpu_release(void);
-/* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */
-GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);
 
 #endif

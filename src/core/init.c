@@ -1,8 +1,8 @@
 /* Initialisation and the process's life cycle: one-time initialisation on the first call into the library
- * (from any thread, or from another library's constructor before ours ran), and the fork handler and the
- * destructor, which run the modules' hooks (life.c).  No CUDA work happens here: the GPU is brought up by the
- * first call that wants it (gpu.c).  The constructor only registers the fork handler, so that every forked
- * child runs on the CPU, whether or not its parent had made a call yet. */
+ * (from any thread, or from another library's constructor before ours ran): options, policy, then the modules'
+ * init hooks; the fork handler and the destructor run theirs (life.c).  No CUDA work happens here (gpu.c brings
+ * the GPU up at the first call that wants it); the constructor only registers the fork handler, so that every
+ * forked child runs on the CPU, whether or not its parent had made a call yet. */
 #include "core/gs.h"
 
 static pthread_once_t gs_once = PTHREAD_ONCE_INIT;
@@ -19,7 +19,8 @@ static void gs_init_once(void)
     gs.t_start = gs_now_ns();
     gs_options_read(&gs.opt);
     gs_policy_init();
-    gs_log_open();
+    /* after the options and the policy, which the hooks read (the log's header records both) */
+    gs_life_run(GS_LIFE_INIT);
     atomic_store_explicit(&gs_initialised, 1, memory_order_release);
 }
 

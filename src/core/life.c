@@ -1,6 +1,6 @@
 /* The process's state, its clock and its life cycle: the one gs_state_t, monotonic time, and the hooks that
- * modules register with GS_LIFE_HOOK for a forked child and for exit.  A leaf: it calls no other module;
- * init.c's fork handler and destructor run the hooks through gs_life_run. */
+ * modules register with GS_LIFE_HOOK for initialisation, a forked child and exit.  A leaf: it calls no other
+ * module; init.c's initialisation, fork handler and destructor run the hooks through gs_life_run. */
 #include <time.h>
 
 #include "core/gs.h"

@@ -1,5 +1,5 @@
-/* The routine table expanded into data: names, operations and precisions of routines, and the symbol, routine,
- * convention and integer width of every exported entry. */
+/* The routine table expanded into data: the operations' facts, names, operations and precisions of routines,
+ * and the symbol, routine, convention and integer width of every exported entry. */
 #include <string.h>
 
 #include "core/gs.h"
@@ -20,10 +20,10 @@ const gs_entry_info_t gs_entries[GS_NENTRIES] = {
 #undef GS_X_INFO
 };
 
-const char *const gs_op_names[GS_NOPS] = {
-#define GS_X_NAME(op) #op,
-    GS_BLAS_OPS(GS_X_NAME) GS_LAPACK_OPS(GS_X_NAME)
-#undef GS_X_NAME
+const gs_op_info_t gs_ops[GS_NOPS] = {
+#define GS_OP(op, family, dims) [GS_OP_##op] = {#op, GS_FAMILY_##family, dims},
+#include "core/routines.def"
+#undef GS_OP
 };
 
 const char *const gs_dtype_names[GS_NPREC] = {"float32", "float64", "complex64", "complex128"};

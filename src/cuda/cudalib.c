@@ -164,7 +164,7 @@ int gs_cuda_load(char *why, size_t n)
                  visible ? " (CUDA_VISIBLE_DEVICES='" : "", visible ? visible : "", visible ? "')" : "");
         return GS_ENODEV;
     }
-    gs_cuda.device = gs.opt.device;
+    gs_cuda.ndevices = count;
     gs_cuda.cudaDriverGetVersion(&gs_cuda.driver_version);
     gs_cuda.cudaRuntimeGetVersion(&gs_cuda.runtime_version);
     void *blas = gs_cuda_open("cublas", gs_cuda_major, why, n);

@@ -1,36 +1,56 @@
-/* The device backend: a table of function pointers, one member per operation, precision as a field of the
- * normalised arguments.  The CPU side needs no member: a call that stays on the CPU goes to the CPU library's
- * own entry with its original arguments (real.c), so that results and error reports are the library's own.
- * The CUDA backend serves both the real CUDA libraries and the test stand-in, which the shim loads in their
- * place (GPUSHIM_CUDA_LIBDIR), so every line of it runs in CI. */
+/* The device backend: a table of function pointers, one member per operation of every family, the
+ * operation's normalised arguments passed as they are.  The CPU side needs no member: a call that stays on the
+ * CPU goes to the CPU library's own entry with its original arguments (core/real.c), so that results and error
+ * reports are the library's own.  The CUDA backend (src/backend/) serves both the real CUDA libraries and the
+ * test stand-in, which the shim loads in their place (GPUSHIM_CUDA_LIBDIR), so every line of it runs in CI. */
 #ifndef GS_BACKEND_H
 #define GS_BACKEND_H
 
-#include "families/lapack/lapack.h"
+#include "core/gs.h"
 
-/* Contract of every member: called with the GPU lock held.  Either completes the call, writing user memory
- * only after the device work has succeeded, and returns 0; or returns a negative GS_E* code, with the reason
- * in c->why, before any user memory was written, so that the caller can run the call on the CPU.  Adds the
- * bytes it moved to c->bytes_h2d and c->bytes_d2h. */
-typedef int gs_blas_fn(gs_call_t *c, const gs_blas_t *p);
-/* The same contract for LAPACK; GS_ELAPACK when the device computed INFO > 0 (a singular matrix, say): the CPU
- * library then makes the call again, for LAPACK's exact outputs in that case. */
-typedef int gs_lapack_fn(gs_call_t *c, const gs_lapack_t *p);
+/* One matrix operand of a call, as the GPU path must move it. */
+typedef struct {
+    const void *host;
+    int64_t rows, cols, ld; /* elements */
+    bool in, out;           /* read from / written to host memory */
+} gs_operand_t;
+
+/* The operands of one call: their elements are es bytes; those in scratch_only (bit i for operand i) are
+ * changed on the device without the change being copied back (a matrix LAPACK documents as destroyed), so
+ * they are never cached. */
+#define GS_OPERANDS_MAX 4
+typedef struct {
+    gs_operand_t o[GS_OPERANDS_MAX];
+    int n;
+    size_t es;
+    uint8_t scratch_only;
+} gs_operands_t;
+
+/* Contract of every operation: called with the GPU lock held, on the device of c->dev.  args is the family's
+ * normalised arguments, o its operands (the family's operands function).  Either completes the call, writing
+ * user memory only after the device work has succeeded, and returns 0; or returns a negative GS_E* code, with
+ * the reason in c->why, before any user memory was written, so that the caller can run the call on the CPU:
+ * GS_EEXACT when the device computed a case whose exact outputs only the CPU library gives (LAPACK's INFO > 0:
+ * a singular matrix, say), which leaves the GPU usable.  Adds the bytes it moved to c->bytes_h2d and
+ * c->bytes_d2h. */
+typedef int gs_op_fn(gs_call_t *c, const void *args, const gs_operands_t *o);
 
 typedef struct {
-    /* Brings the device up.  0, with the device named in why ("NAME, device N, M MiB"), or negative with a
+    /* Brings the device up.  0, with the device named in why ("NAME, device N, M MiB, ..."), or negative with a
      * reason for the user in why. */
     int (*up)(char *why, size_t n);
     /* After a failed call: 0 when the device still works (the failure was local to that call). */
     int (*healthy)(void);
-    /* Level 1-3 BLAS, indexed by gs_op_t; NULL where the operation stays on the CPU. */
-    gs_blas_fn *blas[GS_NOPS];
-    /* LAPACK, indexed by gs_op_t likewise. */
-    gs_lapack_fn *lapack[GS_NOPS];
+    /* Bytes a GPU call with operands o would copy in and out.  An operand that the residency cache holds, or
+     * that an earlier call used, is not counted: a matrix that comes back is expected to come back again, and
+     * to be found on the device then; such operands are marked in c->known, for the cache. */
+    double (*traffic)(gs_call_t *c, const gs_operands_t *o);
+    /* Every operation, indexed by gs_op_t; NULL where the operation stays on the CPU. */
+    gs_op_fn *op[GS_NOPS];
 } gs_backend_t;
 
 GS_HIDDEN extern const gs_backend_t gs_cuda_backend;
-/* The backend in use (gpu.c). */
+/* The backend in use (dispatch/gpu.c). */
 GS_HIDDEN extern const gs_backend_t *const gs_backend;
 
 #endif

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dispatch/backend.h"
+#include "dispatch/dispatch.h"
 
 const gs_backend_t *const gs_backend = &gs_cuda_backend;
 
@@ -36,6 +36,7 @@ int gs_gpu_acquire(gs_call_t *c)
         c->why = gs.gpu_why;
         return GS_ENODEV;
     }
+    c->dev = 0; /* one device today: the CUDA state's first slot */
     return GS_OK;
 }
 

@@ -1,7 +1,7 @@
 /* The offload log (GPUSHIM_LOG): one JSON object per line, a header record first, then one record per
- * intercepted call.  Each record is formatted into a stack buffer and appended with a single write(2) on an
- * O_APPEND descriptor, so records from many threads and processes never interleave, nothing is allocated per
- * call, and every complete line survives a crash.  Also the exit summary (GPUSHIM_SUMMARY). */
+ * intercepted call, formatted into a stack buffer and appended with one write(2) (write.c): records of many
+ * threads and processes never interleave, nothing is allocated per call, and every complete line survives a
+ * crash.  Also the counters of timed calls, with the exit record and the exit summary (GPUSHIM_SUMMARY). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -17,24 +17,6 @@
 static const char *const gs_where_names[] = {"cpu", "gpu"};
 static const char *const gs_offload_names[] = {"auto", "always", "never"};
 static const char *const gs_sites_names[] = {"python", "native", "off"};
-
-size_t gs_json_escape(char *out, size_t n, const char *s)
-{
-    size_t j = 0;
-    for (; *s && j + 7 < n; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            out[j++] = '\\';
-            out[j++] = (char)ch;
-        } else if (ch < 0x20) {
-            j += (size_t)snprintf(out + j, n - j, "\\u%04x", ch);
-        } else {
-            out[j++] = (char)ch;
-        }
-    }
-    out[j] = 0;
-    return j;
-}
 
 /* The first of the variables that is set and not empty, or NULL. */
 static const char *gs_first_env(const char *const *vars, size_t n)
@@ -97,13 +79,6 @@ static int gs_log_path(char *out, size_t n, const char *pattern)
     return GS_OK;
 }
 
-static void gs_log_write(const char *buf, size_t len)
-{
-    static atomic_bool reported;
-    if (write(gs.log_fd, buf, len) != (ssize_t)len && !atomic_exchange(&reported, true))
-        gs_msg("GPUSHIM_LOG: write failed: %s; later records may be missing", strerror(errno));
-}
-
 /* A number for JSON: null for infinity (min_flops=inf: never offloaded). */
 static int gs_json_number(char *out, size_t n, double v)
 {
@@ -148,18 +123,9 @@ static void gs_log_header(void)
     gs_log_write(buf, (size_t)len);
 }
 
-void gs_log_event(const char *event, const char *what)
-{
-    if (gs.log_fd < 0)
-        return;
-    char ewhat[600], buf[800];
-    gs_json_escape(ewhat, sizeof ewhat, what);
-    int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"event\":\"%s\",\"what\":\"%s\"}\n",
-                       (double)(gs_now_ns() - gs.t_start) * 1e-9, event, ewhat);
-    gs_log_write(buf, (size_t)len);
-}
-
-void gs_log_open(void)
+/* Opens the log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) and writes its header record: at
+ * initialisation, once the options and the policy it records are read, and in a forked child (gs_log_reopen). */
+static void gs_log_open(void)
 {
     if (!gs.opt.log)
         return;
@@ -176,6 +142,7 @@ void gs_log_open(void)
     gs.log_fd = fd;
     gs_log_header();
 }
+GS_LIFE_HOOK(GS_LIFE_INIT, gs_log_open);
 
 /* In a forked child whose log name has %p: the first record opens the child's own file. */
 static void gs_log_reopen(void)
@@ -227,6 +194,22 @@ void gs_log_call(const gs_call_t *c, double seconds)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"site\":\"%s\",\"native\":\"%s\"", esite, enative);
     len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");
     gs_log_write(buf, (size_t)len);
+}
+
+gs_counter_t gs_counters[GS_NROUTINES];
+
+void gs_call_record(gs_call_t *c)
+{
+    uint64_t ns = gs_now_ns() - c->t0;
+    gs_counter_t *k = &gs_counters[c->routine];
+    atomic_fetch_add_explicit(&k->calls[c->where], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&k->ns[c->where], ns, memory_order_relaxed);
+    if (c->where == GS_WHERE_GPU) {
+        atomic_fetch_add_explicit(&k->bytes_h2d, c->bytes_h2d, memory_order_relaxed);
+        atomic_fetch_add_explicit(&k->bytes_d2h, c->bytes_d2h, memory_order_relaxed);
+        atomic_fetch_add_explicit(&k->bytes_saved, c->bytes_saved, memory_order_relaxed);
+    }
+    gs_log_call(c, (double)ns * 1e-9);
 }
 
 /* The per-routine table on stderr (GPUSHIM_SUMMARY=1). */
@@ -303,3 +286,10 @@ static void gs_log_atfork_child(void)
         atomic_store(&gs.log_reopen, 1);
 }
 GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_log_atfork_child);
+
+/* In a forked child: the counters start from zero. */
+static void gs_counters_reset(void)
+{
+    memset(gs_counters, 0, sizeof gs_counters);
+}
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_counters_reset);

@@ -1,4 +1,5 @@
-/* Call sites for the offload log (site.c). */
+/* Call sites for the offload log: native frames (site_native.c) and Python frames (site_python.c).  Both are
+ * called with no lock of gpushim held. */
 #ifndef GS_SITE_H
 #define GS_SITE_H
 

@@ -3,10 +3,13 @@
  * device memory is allocated and freed only with the GPU lock held, so an entry a hook drops keeps its device
  * memory (state DEAD) until the next call takes it.  The memory of dropped entries is pooled for later
  * entries of about the same size: cudaMalloc and cudaFree (which waits for the device) are slow, and a
- * program that never repeats an operand would otherwise pay both on every call. */
+ * program that never repeats an operand would otherwise pay both on every call.  An entry belongs to one
+ * device (its device copy is there), and the pool, the bytes held and the limit are per device; what happens
+ * to host memory drops the entries of every device. */
 #include <string.h>
 
 #include "memory/cache.h"
+#include "memory/span.h"
 #include "memory/wp.h"
 
 #define GS_CACHE_SLOTS 256
@@ -21,9 +24,10 @@ typedef enum {
 
 typedef struct {
     gs_hreg_t key;
+    int dev;          /* the device slot of dev; unused in SEEN entries, which are about the host matrix */
     uintptr_t lo, hi; /* the pages behind the region */
-    char *dev;
-    size_t bytes;     /* of dev */
+    char *mem;        /* the device copy */
+    size_t bytes;     /* of mem */
     gs_cstate_t state;
     bool doomed;      /* BUSY, and the memory was freed meanwhile: drop at the end of the call */
     bool verified;    /* found private (gs_wp_clean's full check) once: later checks are the fast ones */
@@ -35,15 +39,20 @@ typedef struct {
     size_t bytes;
 } gs_dblock_t;
 
+/* One device's share. */
+typedef struct {
+    gs_dblock_t pool[GS_CACHE_SLOTS]; /* device memory of dropped entries, for new ones */
+    int npool;
+    size_t bytes;            /* device memory held by the device's VALID, BUSY and DEAD entries and its pool */
+    size_t max;              /* GPUSHIM_CACHE_MAX, resolved at the device's first call */
+} gs_cdev_t;
+
 static struct {
     pthread_mutex_t lock;
     gs_centry_t e[GS_CACHE_SLOTS];
-    gs_dblock_t pool[GS_CACHE_SLOTS]; /* device memory of dropped entries, for new ones */
-    int npool;
+    gs_cdev_t d[GS_DEVICES_MAX];
     uint64_t clock;
-    size_t bytes;            /* device memory held by VALID, BUSY and DEAD entries and the pool */
-    size_t max;              /* GPUSHIM_CACHE_MAX, resolved at the first call */
-    atomic_uintptr_t lo, hi; /* bounds of every entry, for the hooks' fast path; hi = 0 when none */
+    gs_span_t span;          /* bounds of every entry, for the hooks' fast path */
     atomic_bool off;         /* writes cannot be tracked in this process: nothing is cached */
 } gs_c = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -52,17 +61,16 @@ static bool gs_key_eq(const gs_hreg_t *a, const gs_hreg_t *b)
     return a->host == b->host && a->width == b->width && a->ld == b->ld && a->cols == b->cols;
 }
 
+static bool gs_cache_range(int i, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = gs_c.e[i].lo, *hi = gs_c.e[i].hi;
+    return gs_c.e[i].state != GS_CE_FREE;
+}
+
 /* With the lock held, after entries were added or dropped. */
 static void gs_cache_bounds(void)
 {
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < GS_CACHE_SLOTS; i++)
-        if (gs_c.e[i].state != GS_CE_FREE) {
-            lo = gs_c.e[i].lo < lo ? gs_c.e[i].lo : lo;
-            hi = gs_c.e[i].hi > hi ? gs_c.e[i].hi : hi;
-        }
-    atomic_store_explicit(&gs_c.lo, lo, memory_order_relaxed);
-    atomic_store_explicit(&gs_c.hi, hi, memory_order_relaxed);
+    gs_span_update(&gs_c.span, GS_CACHE_SLOTS, gs_cache_range);
 }
 
 /* With the lock held: drops entry e (its device memory waits for the next call). */
@@ -88,15 +96,14 @@ static void gs_cache_drop_pages(uintptr_t lo, uintptr_t hi)
 
 bool gs_cache_below(uintptr_t lo)
 {
-    return lo < atomic_load_explicit(&gs_c.hi, memory_order_relaxed);
+    return gs_span_below(&gs_c.span, lo);
 }
 
 /* Memory given back by free, munmap, ... : an entry is dropped when the freed bytes overlap its matrix's bytes
  * (a neighbour freed on a shared page leaves the matrix as it was; writes there show in the page tables). */
 void gs_cache_forget(uintptr_t lo, uintptr_t hi)
 {
-    if (hi <= lo || lo >= atomic_load_explicit(&gs_c.hi, memory_order_relaxed) ||
-        hi <= atomic_load_explicit(&gs_c.lo, memory_order_relaxed))
+    if (gs_span_misses(&gs_c.span, lo, hi))
         return;
     pthread_mutex_lock(&gs_c.lock);
     for (int i = 0; i < GS_CACHE_SLOTS; i++) {
@@ -108,16 +115,18 @@ void gs_cache_forget(uintptr_t lo, uintptr_t hi)
     pthread_mutex_unlock(&gs_c.lock);
 }
 
-/* With the lock held: the memory of DEAD entries goes to the pool, or into out (n of them) when it is full. */
-static void gs_cache_recycle(gs_dblock_t *out, int *n)
+/* With the lock held: the memory of device dev's DEAD entries goes to its pool, or into out (n of them) when
+ * the pool is full. */
+static void gs_cache_recycle(int dev, gs_dblock_t *out, int *n)
 {
+    gs_cdev_t *d = &gs_c.d[dev];
     for (int i = 0; i < GS_CACHE_SLOTS; i++) {
         gs_centry_t *e = &gs_c.e[i];
-        if (e->state != GS_CE_DEAD)
+        if (e->state != GS_CE_DEAD || e->dev != dev)
             continue;
-        gs_dblock_t b = {e->dev, e->bytes};
-        if (gs_c.npool < GS_CACHE_SLOTS)
-            gs_c.pool[gs_c.npool++] = b;
+        gs_dblock_t b = {e->mem, e->bytes};
+        if (d->npool < GS_CACHE_SLOTS)
+            d->pool[d->npool++] = b;
         else
             out[(*n)++] = b;
         *e = (gs_centry_t){.state = GS_CE_FREE};
@@ -125,31 +134,39 @@ static void gs_cache_recycle(gs_dblock_t *out, int *n)
     gs_cache_bounds();
 }
 
+/* With the lock held: device dev's least recently used VALID entry, or NULL. */
+static gs_centry_t *gs_cache_oldest(int dev)
+{
+    gs_centry_t *old = NULL;
+    for (int i = 0; i < GS_CACHE_SLOTS; i++) {
+        gs_centry_t *e = &gs_c.e[i];
+        if (e->state == GS_CE_VALID && e->dev == dev && (!old || e->used < old->used))
+            old = e;
+    }
+    return old;
+}
+
 /* With the GPU lock held: frees device memory until at least want bytes are freed, the pool first, then the
  * least recently used entries that the current call does not use.  Returns the bytes freed. */
-size_t gs_cache_trim(size_t want)
+size_t gs_cache_trim(int dev, size_t want)
 {
+    gs_cdev_t *d = &gs_c.d[dev];
     gs_dblock_t out[2 * GS_CACHE_SLOTS];
     int n = 0;
     size_t freed = 0;
     pthread_mutex_lock(&gs_c.lock);
-    gs_cache_recycle(out, &n);
-    while (freed < want && gs_c.npool > 0)
-        out[n++] = gs_c.pool[--gs_c.npool];
+    gs_cache_recycle(dev, out, &n);
+    while (freed < want && d->npool > 0)
+        out[n++] = d->pool[--d->npool];
     for (int i = 0; i < n; i++)
         freed += out[i].bytes;
-    while (freed < want) {
-        gs_centry_t *victim = NULL;
-        for (int i = 0; i < GS_CACHE_SLOTS; i++)
-            if (gs_c.e[i].state == GS_CE_VALID && (!victim || gs_c.e[i].used < victim->used))
-                victim = &gs_c.e[i];
-        if (!victim)
-            break;
-        out[n++] = (gs_dblock_t){victim->dev, victim->bytes};
+    gs_centry_t *victim;
+    while (freed < want && (victim = gs_cache_oldest(dev))) {
+        out[n++] = (gs_dblock_t){victim->mem, victim->bytes};
         freed += victim->bytes;
         *victim = (gs_centry_t){.state = GS_CE_FREE};
     }
-    gs_c.bytes -= freed;
+    d->bytes -= freed;
     gs_cache_bounds();
     pthread_mutex_unlock(&gs_c.lock);
     for (int i = 0; i < n; i++)
@@ -157,38 +174,41 @@ size_t gs_cache_trim(size_t want)
     return freed;
 }
 
-void gs_cache_call(void)
+void gs_cache_call(int dev)
 {
     gs_dblock_t out[GS_CACHE_SLOTS];
     int n = 0;
     pthread_mutex_lock(&gs_c.lock);
-    gs_cache_recycle(out, &n);
+    gs_cache_recycle(dev, out, &n);
     for (int i = 0; i < n; i++)
-        gs_c.bytes -= out[i].bytes;
+        gs_c.d[dev].bytes -= out[i].bytes;
     pthread_mutex_unlock(&gs_c.lock);
     for (int i = 0; i < n; i++)
         gs_cuda.cudaFree(out[i].dev);
 }
 
-size_t gs_cache_evictable(void)
+size_t gs_cache_evictable(int dev)
 {
     size_t bytes = 0;
     pthread_mutex_lock(&gs_c.lock);
     for (int i = 0; i < GS_CACHE_SLOTS; i++)
-        if (gs_c.e[i].state == GS_CE_VALID || gs_c.e[i].state == GS_CE_DEAD)
+        if ((gs_c.e[i].state == GS_CE_VALID || gs_c.e[i].state == GS_CE_DEAD) && gs_c.e[i].dev == dev)
             bytes += gs_c.e[i].bytes;
-    for (int i = 0; i < gs_c.npool; i++)
-        bytes += gs_c.pool[i].bytes;
+    for (int i = 0; i < gs_c.d[dev].npool; i++)
+        bytes += gs_c.d[dev].pool[i].bytes;
     pthread_mutex_unlock(&gs_c.lock);
     return bytes;
 }
 
-/* With the lock held: the entry of key h in state s (any state but FREE when s is FREE), or NULL. */
-static gs_centry_t *gs_cache_find(const gs_hreg_t *h)
+/* With the lock held: the first entry of key h that is SEEN or on device dev (on any device when dev < 0),
+ * or NULL. */
+static gs_centry_t *gs_cache_find(int dev, const gs_hreg_t *h)
 {
-    for (int i = 0; i < GS_CACHE_SLOTS; i++)
-        if (gs_c.e[i].state != GS_CE_FREE && gs_key_eq(&gs_c.e[i].key, h))
-            return &gs_c.e[i];
+    for (int i = 0; i < GS_CACHE_SLOTS; i++) {
+        gs_centry_t *e = &gs_c.e[i];
+        if (e->state != GS_CE_FREE && gs_key_eq(&e->key, h) && (dev < 0 || e->state == GS_CE_SEEN || e->dev == dev))
+            return e;
+    }
     return NULL;
 }
 
@@ -216,7 +236,7 @@ bool gs_cache_expect(const gs_hreg_t *h)
     if (!gs_cache_eligible(h))
         return false;
     pthread_mutex_lock(&gs_c.lock);
-    gs_centry_t *e = gs_cache_find(h);
+    gs_centry_t *e = gs_cache_find(-1, h);
     bool known = e != NULL;
     if (!e && (e = gs_cache_slot())) {
         uintptr_t lo = (uintptr_t)h->host;
@@ -237,8 +257,7 @@ bool gs_cache_expect(const gs_hreg_t *h)
 static void gs_cache_writing(const gs_hreg_t *h, const gs_centry_t *fresh)
 {
     uintptr_t lo = gs_page_down((uintptr_t)h->host), hi = gs_page_up((uintptr_t)h->host + gs_hreg_extent(h));
-    if (lo >= atomic_load_explicit(&gs_c.hi, memory_order_relaxed) ||
-        hi <= atomic_load_explicit(&gs_c.lo, memory_order_relaxed))
+    if (gs_span_misses(&gs_c.span, lo, hi))
         return;
     bool protected = false;
     pthread_mutex_lock(&gs_c.lock);
@@ -253,71 +272,75 @@ static void gs_cache_writing(const gs_hreg_t *h, const gs_centry_t *fresh)
         gs_wp_unprotect(lo, hi);
 }
 
-/* Device memory for an entry of at least bytes (*got: its size): a pooled block not much larger, or new memory
- * within GPUSHIM_CACHE_MAX, evicting the least recently used entries that the call does not use, and evicting
- * more when the allocation itself fails. */
-static char *gs_cache_alloc(size_t bytes, size_t *got)
+/* Device memory on device dev for an entry of at least bytes (*got: its size): a pooled block not much larger,
+ * or new memory within GPUSHIM_CACHE_MAX, evicting the least recently used entries that the call does not use,
+ * and evicting more when the allocation itself fails. */
+static char *gs_cache_alloc(int dev, size_t bytes, size_t *got)
 {
-    if (bytes > gs_c.max)
+    gs_cdev_t *d = &gs_c.d[dev];
+    if (bytes > d->max)
         return NULL;
     pthread_mutex_lock(&gs_c.lock);
     int best = -1;
-    for (int i = 0; i < gs_c.npool; i++) {
-        size_t b = gs_c.pool[i].bytes;
-        if (b >= bytes && b - bytes <= bytes / 4 && (best < 0 || b < gs_c.pool[best].bytes))
+    for (int i = 0; i < d->npool; i++) {
+        size_t b = d->pool[i].bytes;
+        if (b >= bytes && b - bytes <= bytes / 4 && (best < 0 || b < d->pool[best].bytes))
             best = i;
     }
     if (best >= 0) {
-        gs_dblock_t b = gs_c.pool[best];
-        gs_c.pool[best] = gs_c.pool[--gs_c.npool];
+        gs_dblock_t b = d->pool[best];
+        d->pool[best] = d->pool[--d->npool];
         pthread_mutex_unlock(&gs_c.lock);
         *got = b.bytes;
         return b.dev;
     }
-    size_t over = gs_c.bytes + bytes > gs_c.max ? gs_c.bytes + bytes - gs_c.max : 0;
+    size_t over = d->bytes + bytes > d->max ? d->bytes + bytes - d->max : 0;
     pthread_mutex_unlock(&gs_c.lock);
-    if (over && gs_cache_trim(over) < over)
+    if (over && gs_cache_trim(dev, over) < over)
         return NULL;
-    char *dev;
-    while (gs_cuda.cudaMalloc((void **)&dev, bytes) != cudaSuccess)
-        if (gs_cache_trim(bytes) == 0)
+    char *mem;
+    while (gs_cuda.cudaMalloc((void **)&mem, bytes) != cudaSuccess)
+        if (gs_cache_trim(dev, bytes) == 0)
             return NULL;
     pthread_mutex_lock(&gs_c.lock);
-    gs_c.bytes += bytes;
+    d->bytes += bytes;
     pthread_mutex_unlock(&gs_c.lock);
     *got = bytes;
-    return dev;
+    return mem;
 }
 
-/* The limit, resolved at the first use: GPUSHIM_CACHE_MAX, or half the device's memory. */
-static void gs_cache_limit(void)
+/* Device dev's limit, resolved at its first use: GPUSHIM_CACHE_MAX, or half the device's memory (the device
+ * is current). */
+static void gs_cache_limit(int dev)
 {
+    gs_cdev_t *d = &gs_c.d[dev];
     size_t free, total;
-    if (gs_c.max)
+    if (d->max)
         return;
     if (gs.opt.cache_max >= 0)
-        gs_c.max = gs.opt.cache_max > 1e18 ? SIZE_MAX : (size_t)gs.opt.cache_max;
+        d->max = gs.opt.cache_max > 1e18 ? SIZE_MAX : (size_t)gs.opt.cache_max;
     else if (gs_cuda.cudaMemGetInfo(&free, &total) == cudaSuccess)
-        gs_c.max = total / 2;
-    if (!gs_c.max)
-        gs_c.max = 1; /* 0 means unresolved: GPUSHIM_CACHE_MAX=0 caches nothing */
+        d->max = total / 2;
+    if (!d->max)
+        d->max = 1; /* 0 means unresolved: GPUSHIM_CACHE_MAX=0 caches nothing */
 }
 
-/* The entry for operand h in this call, found or made (fresh), bound into b; NULL when none.  A found entry is a
- * hit when the call reads it and none of its pages changed since it was protected.  again: an earlier call used
- * h too. */
-static gs_centry_t *gs_cache_take(const gs_hreg_t *h, bool in, bool out, bool again, gs_cbind_t *b, bool *fresh)
+/* The entry for operand h in this call on device dev, found or made (fresh), bound into b; NULL when none.  A
+ * found entry is a hit when the call reads it and none of its pages changed since it was protected.  again: an
+ * earlier call used h too. */
+static gs_centry_t *gs_cache_take(int dev, const gs_hreg_t *h, bool in, bool out, bool again, gs_cbind_t *b,
+                                  bool *fresh)
 {
-    gs_cache_limit();
+    gs_cache_limit(dev);
     uintptr_t lo = gs_page_down((uintptr_t)h->host), hi = gs_page_up((uintptr_t)h->host + gs_hreg_extent(h));
     size_t bytes = h->width * h->cols;
     pthread_mutex_lock(&gs_c.lock);
-    gs_centry_t *e = gs_cache_find(h);
+    gs_centry_t *e = gs_cache_find(dev, h);
     gs_cstate_t was = e ? e->state : GS_CE_FREE;
     if (was == GS_CE_BUSY || was == GS_CE_VALID) { /* BUSY: the same matrix twice in one call (A @ A.T) */
         e->state = GS_CE_BUSY;
         e->used = ++gs_c.clock;
-        b->dev = e->dev;
+        b->dev = e->mem;
         b->slot = (int)(e - gs_c.e);
     }
     pthread_mutex_unlock(&gs_c.lock);
@@ -328,39 +351,34 @@ static gs_centry_t *gs_cache_take(const gs_hreg_t *h, bool in, bool out, bool ag
     }
     /* A new entry: for an operand only read, on its second use (protecting costs more than one copy of a
      * matrix in 4 KiB pages, and most operands are used once); the pages must be trackable, and there must be
-     * room, in the table (the least recently used entry goes when it is full) and on the device. */
+     * room, in the table (the device's least recently used entry goes when it is full) and on the device. */
     if (!out && !again)
         return NULL;
     pthread_mutex_lock(&gs_c.lock);
-    if (!gs_cache_slot()) {
-        gs_centry_t *old = NULL;
-        for (int i = 0; i < GS_CACHE_SLOTS; i++)
-            if (gs_c.e[i].state == GS_CE_VALID && (!old || gs_c.e[i].used < old->used))
-                old = &gs_c.e[i];
-        if (old)
-            old->state = GS_CE_DEAD;
-    }
+    gs_centry_t *old;
+    if (!gs_cache_slot() && (old = gs_cache_oldest(dev)))
+        old->state = GS_CE_DEAD;
     pthread_mutex_unlock(&gs_c.lock);
-    gs_cache_call();
-    char *dev;
-    if (gs_wp_register(lo, hi) != GS_OK || !(dev = gs_cache_alloc(bytes, &bytes)))
+    gs_cache_call(dev);
+    char *mem;
+    if (gs_wp_register(lo, hi) != GS_OK || !(mem = gs_cache_alloc(dev, bytes, &bytes)))
         return NULL;
     pthread_mutex_lock(&gs_c.lock);
-    if (!(e = gs_cache_find(h)) || e->state != GS_CE_SEEN)
+    if (!(e = gs_cache_find(dev, h)) || e->state != GS_CE_SEEN)
         e = gs_cache_slot();
     if (e) {
-        *e = (gs_centry_t){.key = *h, .lo = lo, .hi = hi, .dev = dev, .bytes = bytes, .state = GS_CE_BUSY,
-                           .used = ++gs_c.clock};
+        *e = (gs_centry_t){.key = *h, .dev = dev, .lo = lo, .hi = hi, .mem = mem, .bytes = bytes,
+                           .state = GS_CE_BUSY, .used = ++gs_c.clock};
         *fresh = true;
         gs_cache_bounds();
-        b->dev = dev;
+        b->dev = mem;
         b->slot = (int)(e - gs_c.e);
     } else {
-        gs_c.bytes -= bytes;
+        gs_c.d[dev].bytes -= bytes;
     }
     pthread_mutex_unlock(&gs_c.lock);
     if (!e) /* every slot is taken by this call's entries: cannot happen with three operands a call */
-        gs_cuda.cudaFree(dev);
+        gs_cuda.cudaFree(mem);
     return e;
 }
 
@@ -375,12 +393,12 @@ static bool gs_cache_ready(void)
     return false;
 }
 
-void gs_cache_bind(const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b)
+void gs_cache_bind(int dev, const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b)
 {
     *b = (gs_cbind_t){.out = out, .slot = -1};
     bool fresh = false;
     gs_centry_t *e =
-        fits && gs_cache_eligible(h) && gs_cache_ready() ? gs_cache_take(h, in, out, again, b, &fresh) : NULL;
+        fits && gs_cache_eligible(h) && gs_cache_ready() ? gs_cache_take(dev, h, in, out, again, b, &fresh) : NULL;
     if (out)
         gs_cache_writing(h, fresh ? e : NULL);
 }
@@ -427,9 +445,10 @@ static void gs_cache_atfork_child(void)
 {
     pthread_mutex_init(&gs_c.lock, NULL);
     memset(gs_c.e, 0, sizeof gs_c.e);
-    gs_c.npool = 0; /* the parent's device memory */
-    gs_c.bytes = 0;
-    atomic_store(&gs_c.lo, 0);
-    atomic_store(&gs_c.hi, 0);
+    for (int d = 0; d < GS_DEVICES_MAX; d++) { /* the parent's device memory */
+        gs_c.d[d].npool = 0;
+        gs_c.d[d].bytes = 0;
+    }
+    gs_span_clear(&gs_c.span);
 }
 GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_cache_atfork_child);

@@ -4,7 +4,8 @@
  * rows).  After a call the pages behind each cached operand are write-protected (wp.h), and an entry is used
  * again only if none of its pages has been written, unmapped, remapped or shared since.  Bounded by
  * GPUSHIM_CACHE_MAX bytes of device memory, least recently used first out, and trimmed when a device
- * allocation fails.  src/COHERENCE.md explains the design.
+ * allocation fails.  src/COHERENCE.md explains the design.  An entry is on one device, the dev argument (the
+ * call's device slot, c->dev); the bound and the trimming are per device.
  *
  * Functions marked "GPU lock" are called with it held; the others from any thread. */
 #ifndef GS_CACHE_H
@@ -24,31 +25,31 @@ typedef struct gs_cbind {
     int slot;   /* the entry; -1 when none */
 } gs_cbind_t;
 
-/* A new call begins: the device memory of entries dropped since goes to the pool (or is freed when the pool is
- * full).  GPU lock. */
-GS_HIDDEN void gs_cache_call(void);
+/* A new call on device dev begins: the device memory of its entries dropped since goes to the pool (or is freed
+ * when the pool is full).  GPU lock. */
+GS_HIDDEN void gs_cache_call(int dev);
 
-/* For the policy: true when h is cached, or was an operand of an earlier call (a matrix that comes back is
- * expected to come back again), so that its copy need not be counted.  Notes h as seen. */
+/* For the policy: true when h is cached (on any device), or was an operand of an earlier call (a matrix that
+ * comes back is expected to come back again), so that its copy need not be counted.  Notes h as seen. */
 GS_HIDDEN bool gs_cache_expect(const gs_hreg_t *h);
 
-/* Finds or makes the entry of operand h, which the call reads (in) and/or writes (out), and which an earlier
- * call used too when again (gs_cache_expect said so): b->dev is NULL when h is not cached (cache off, too
- * small, untrackable memory, no room, an input used for the first time, or the call's operands do not all fit
- * on the device: !fits).  Before gpushim writes an output, every other entry covering its pages is dropped and
+/* Finds or makes the entry on device dev of operand h, which the call reads (in) and/or writes (out), and which
+ * an earlier call used too when again (gs_cache_expect said so): b->dev is NULL when h is not cached (cache
+ * off, too small, untrackable memory, no room, an input used for the first time, or the call's operands do not
+ * all fit on the device: !fits).  Before gpushim writes an output, every other entry covering its pages is dropped and
  * the pages lose their protection (a copy engine's writes into registered memory leave no trace in the page
  * tables); this is done whether or not the output is cached.  GPU lock. */
-GS_HIDDEN void gs_cache_bind(const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b);
+GS_HIDDEN void gs_cache_bind(int dev, const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b);
 
 /* After the call, with every host write done: on success (ok) each bound entry becomes valid and its pages
  * are protected; otherwise entries whose device copy may differ from the host are dropped.  GPU lock. */
 GS_HIDDEN void gs_cache_end(gs_call_t *c, gs_cbind_t *b, int n, bool ok);
 
-/* Device bytes held by the pool and by entries that the current call does not use, which an allocation may
- * reclaim; and the reclaiming, the pool first, then entries least recently used first, until at least bytes
- * are freed.  Returns the bytes freed.  GPU lock. */
-GS_HIDDEN size_t gs_cache_evictable(void);
-GS_HIDDEN size_t gs_cache_trim(size_t bytes);
+/* Bytes of device dev held by its pool and by its entries that the current call does not use, which an
+ * allocation may reclaim; and the reclaiming, the pool first, then entries least recently used first, until at
+ * least bytes are freed.  Returns the bytes freed.  GPU lock. */
+GS_HIDDEN size_t gs_cache_evictable(int dev);
+GS_HIDDEN size_t gs_cache_trim(int dev, size_t bytes);
 
 /* The memory [lo, hi) is being freed, unmapped or remapped: drops what overlaps it (memory hooks, any
  * thread; never calls CUDA). */

@@ -13,6 +13,7 @@
 
 #include "memory/cache.h"
 #include "memory/hostreg.h"
+#include "memory/span.h"
 
 #define GS_REG_SLOTS 64
 #define GS_REG_MIN ((size_t)16 << 20) /* smaller buffers stage at full speed already */
@@ -38,7 +39,7 @@ static struct {
     gs_range_t r[GS_REG_SLOTS];
     uint64_t clock, call;
     size_t bytes;           /* registered or being registered */
-    atomic_uintptr_t lo, hi; /* bounds of every tracked range, for the hooks' fast path; hi = 0 when none */
+    gs_span_t span;          /* bounds of every tracked range, for the hooks' fast path */
     atomic_int usable;      /* 0 untested, 1 the hooks see every free, -1 they may not */
 } gs_reg = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -46,17 +47,16 @@ static struct {
  * must not take the lock. */
 static _Thread_local int gs_reg_inside __attribute__((tls_model("initial-exec")));
 
+static bool gs_reg_range(int i, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = gs_reg.r[i].lo, *hi = gs_reg.r[i].hi;
+    return gs_reg.r[i].state != GS_RS_FREE;
+}
+
 /* Called with the lock held after the table changed. */
 static void gs_reg_bounds(void)
 {
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < GS_REG_SLOTS; i++)
-        if (gs_reg.r[i].state != GS_RS_FREE) {
-            lo = gs_reg.r[i].lo < lo ? gs_reg.r[i].lo : lo;
-            hi = gs_reg.r[i].hi > hi ? gs_reg.r[i].hi : hi;
-        }
-    atomic_store_explicit(&gs_reg.lo, lo, memory_order_relaxed);
-    atomic_store_explicit(&gs_reg.hi, hi, memory_order_relaxed);
+    gs_span_update(&gs_reg.span, GS_REG_SLOTS, gs_reg_range);
 }
 
 static void gs_reg_unregister(uintptr_t lo)
@@ -69,8 +69,7 @@ static void gs_reg_unregister(uintptr_t lo)
 /* Drops every tracked range that overlaps [lo, hi): the memory there is about to change hands. */
 static void gs_reg_forget(uintptr_t lo, uintptr_t hi)
 {
-    if (hi <= lo || lo >= atomic_load_explicit(&gs_reg.hi, memory_order_relaxed) ||
-        hi <= atomic_load_explicit(&gs_reg.lo, memory_order_relaxed) || gs_reg_inside)
+    if (gs_span_misses(&gs_reg.span, lo, hi) || gs_reg_inside)
         return;
     uintptr_t drop[GS_REG_SLOTS];
     int n = 0;
@@ -129,7 +128,7 @@ static void gs_forget(uintptr_t lo, uintptr_t hi)
 /* Drops what overlaps the malloc block at p, which is about to be freed or moved. */
 static void gs_forget_block(void *p)
 {
-    if (p && ((uintptr_t)p < atomic_load_explicit(&gs_reg.hi, memory_order_relaxed) || gs_cache_below((uintptr_t)p)))
+    if (p && (gs_span_below(&gs_reg.span, (uintptr_t)p) || gs_cache_below((uintptr_t)p)))
         gs_forget((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p));
 }
 
@@ -333,7 +332,6 @@ static void gs_hostreg_atfork_child(void)
     pthread_mutex_init(&gs_reg.lock, NULL);
     memset(gs_reg.r, 0, sizeof gs_reg.r);
     gs_reg.bytes = 0;
-    atomic_store(&gs_reg.lo, 0);
-    atomic_store(&gs_reg.hi, 0);
+    gs_span_clear(&gs_reg.span);
 }
 GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_hostreg_atfork_child);

@@ -5,7 +5,8 @@
  * by the caller; one waiter thread waits for their copies in the order they were queued (the download stream
  * completes them in that order) and hands each to the copy threads to unpack, ahead of any packing, so that
  * no copy thread sits idle waiting for the GPU.  Each buffer carries an event recorded after its last copy:
- * nobody writes a buffer whose previous copy may still be running. */
+ * nobody writes a buffer whose previous copy may still be running.  Each device has an engine of its own
+ * (gs_xfer, indexed like gs_devices), whose threads work on that device. */
 #include <signal.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -45,7 +46,8 @@ typedef struct {
     int head, count;
 } gs_queue_t;
 
-static struct {
+typedef struct {
+    int dev;              /* the device slot; written once at start */
     pthread_mutex_t lock; /* guards everything below that changes after start, and every job's fields */
     pthread_cond_t work;  /* a task was queued in unpack or pack */
     pthread_cond_t wait;  /* a task was queued in arriving */
@@ -60,12 +62,16 @@ static struct {
     gs_queue_t arriving;  /* downloads whose copy may not have completed: the waiter's */
     gs_queue_t unpack;    /* downloads that have arrived: the copy threads', first */
     gs_queue_t pack;      /* uploads: the copy threads' */
-} gs_xfer = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
-    .work = PTHREAD_COND_INITIALIZER,
-    .wait = PTHREAD_COND_INITIALIZER,
-    .freed = PTHREAD_COND_INITIALIZER,
-    .done = PTHREAD_COND_INITIALIZER,
+} gs_engine_t;
+
+static gs_engine_t gs_xfer[GS_DEVICES_MAX] = {
+    [0 ... GS_DEVICES_MAX - 1] = {
+        .lock = PTHREAD_MUTEX_INITIALIZER,
+        .work = PTHREAD_COND_INITIALIZER,
+        .wait = PTHREAD_COND_INITIALIZER,
+        .freed = PTHREAD_COND_INITIALIZER,
+        .done = PTHREAD_COND_INITIALIZER,
+    },
 };
 
 static void gs_queue_push(gs_queue_t *q, const gs_task_t *t)
@@ -128,96 +134,98 @@ static int gs_xfer_run(gs_call_t *c, const gs_task_t *t)
     GS_CUDA(c, cudaEventSynchronize, (b->ev));
     gs_xfer_copy_cols(b->p, t->width, t->host, t->ld, t->width, t->cols);
     GS_CUDA(c, cudaMemcpy2DAsync, (t->dev, t->dpitch, b->p, t->width, t->width, t->cols, cudaMemcpyHostToDevice,
-                                   gs_cuda.up));
-    GS_CUDA(c, cudaEventRecord, (b->ev, gs_cuda.up));
+                                   gs_dev(c)->up));
+    GS_CUDA(c, cudaEventRecord, (b->ev, gs_dev(c)->up));
     return GS_OK;
 }
 
 /* Called with the lock held when a task has ended. */
-static void gs_xfer_task_done(const gs_task_t *t, int rc, const char *why)
+static void gs_xfer_task_done(gs_engine_t *x, const gs_task_t *t, int rc, const char *why)
 {
     gs_xjob_t *j = t->job;
     if (rc != GS_OK && j->err == GS_OK) {
         j->err = rc;
         snprintf(j->why, sizeof j->why, "%s", why);
     }
-    gs_xfer.free[gs_xfer.nfree++] = t->buf;
-    pthread_cond_signal(&gs_xfer.freed);
+    x->free[x->nfree++] = t->buf;
+    pthread_cond_signal(&x->freed);
     if (--j->pending == 0)
-        pthread_cond_broadcast(&gs_xfer.done);
+        pthread_cond_broadcast(&x->done);
 }
 
-static bool gs_xfer_ready(void) { return gs_xfer.unpack.count > 0 || gs_xfer.pack.count > 0; }
+static bool gs_xfer_ready(const gs_engine_t *x) { return x->unpack.count > 0 || x->pack.count > 0; }
 
 /* Runs one queued task, unpacking first; called and returns with the lock held. */
-static void gs_xfer_run_one(void)
+static void gs_xfer_run_one(gs_engine_t *x)
 {
-    gs_task_t t = gs_queue_pop(gs_xfer.unpack.count ? &gs_xfer.unpack : &gs_xfer.pack);
+    gs_task_t t = gs_queue_pop(x->unpack.count ? &x->unpack : &x->pack);
     /* After a failure the rest of the job is abandoned: no copy is queued and no user memory written. */
     bool skip = t.job->err != GS_OK;
-    pthread_mutex_unlock(&gs_xfer.lock);
-    gs_call_t c = {.why = ""};
+    pthread_mutex_unlock(&x->lock);
+    gs_call_t c = {.why = "", .dev = (uint8_t)x->dev};
     int rc = skip ? GS_OK : gs_xfer_run(&c, &t);
-    pthread_mutex_lock(&gs_xfer.lock);
-    gs_xfer_task_done(&t, rc, c.why);
+    pthread_mutex_lock(&x->lock);
+    gs_xfer_task_done(x, &t, rc, c.why);
 }
 
 static void *gs_xfer_worker(void *arg)
 {
-    (void)arg;
-    gs_cuda.cudaSetDevice(gs_cuda.device); /* a failure shows in the first task's CUDA call */
-    pthread_mutex_lock(&gs_xfer.lock);
+    gs_engine_t *x = arg;
+    gs_cuda.cudaSetDevice(gs_devices[x->dev].ordinal); /* a failure shows in the first task's CUDA call */
+    pthread_mutex_lock(&x->lock);
     for (;;) {
-        while (!gs_xfer_ready())
-            pthread_cond_wait(&gs_xfer.work, &gs_xfer.lock);
-        gs_xfer_run_one();
+        while (!gs_xfer_ready(x))
+            pthread_cond_wait(&x->work, &x->lock);
+        gs_xfer_run_one(x);
     }
     return NULL;
 }
 
 static void *gs_xfer_waiter(void *arg)
 {
-    (void)arg;
-    gs_cuda.cudaSetDevice(gs_cuda.device);
-    pthread_mutex_lock(&gs_xfer.lock);
+    gs_engine_t *x = arg;
+    gs_cuda.cudaSetDevice(gs_devices[x->dev].ordinal);
+    pthread_mutex_lock(&x->lock);
     for (;;) {
-        while (gs_xfer.arriving.count == 0)
-            pthread_cond_wait(&gs_xfer.wait, &gs_xfer.lock);
-        gs_task_t t = gs_queue_pop(&gs_xfer.arriving);
+        while (x->arriving.count == 0)
+            pthread_cond_wait(&x->wait, &x->lock);
+        gs_task_t t = gs_queue_pop(&x->arriving);
         bool skip = t.job->err != GS_OK;
-        pthread_mutex_unlock(&gs_xfer.lock);
+        pthread_mutex_unlock(&x->lock);
         gs_call_t c = {.why = ""};
         int st = skip ? 0 : gs_cuda.cudaEventSynchronize(t.buf->ev);
         int rc = st ? gs_cuda_error(&c, "cudaEventSynchronize", st, __FILE__, __LINE__) : GS_OK;
-        pthread_mutex_lock(&gs_xfer.lock);
+        pthread_mutex_lock(&x->lock);
         if (rc != GS_OK || skip) {
-            gs_xfer_task_done(&t, rc, c.why);
+            gs_xfer_task_done(x, &t, rc, c.why);
         } else {
-            gs_queue_push(&gs_xfer.unpack, &t);
-            pthread_cond_signal(&gs_xfer.work);
+            gs_queue_push(&x->unpack, &t);
+            pthread_cond_signal(&x->work);
         }
     }
     return NULL;
 }
 
 /* Falls back to direct copies, telling the user once why. */
-static void gs_xfer_direct(const char *why)
+static void gs_xfer_direct(gs_engine_t *x, const char *why)
 {
     if (!gs.opt.quiet)
         gs_msg("%s; copying from pageable memory instead (slower)", why);
-    gs_xfer.state = -1;
+    x->state = -1;
 }
 
-void gs_xfer_start(void)
+void gs_xfer_start(int dev)
 {
-    if (gs_xfer.state != 0)
+    gs_engine_t *x = &gs_xfer[dev];
+    if (x->state != 0)
         return;
+    x->dev = dev;
     size_t pinned = gs.opt.pinned > 1e15 ? (size_t)1e15 : (size_t)gs.opt.pinned;
     int nbuf = (int)(pinned / GS_XFER_CHUNK);
     nbuf = nbuf < 4 ? 4 : nbuf > GS_XFER_MAXBUF ? GS_XFER_MAXBUF : nbuf;
     size_t chunk = pinned / (size_t)nbuf & ~(size_t)0xffff;
     if (chunk == 0) {
-        gs_xfer_direct("GPUSHIM_PINNED is less than 256 KiB");
+        gs_xfer_direct(x, "GPUSHIM_PINNED is less than 256 KiB");
         return;
     }
     char *mem;
@@ -225,17 +233,17 @@ void gs_xfer_start(void)
         char why[160];
         snprintf(why, sizeof why, "cannot allocate %zu bytes of pinned memory (GPUSHIM_PINNED)",
                  chunk * (size_t)nbuf);
-        gs_xfer_direct(why);
+        gs_xfer_direct(x, why);
         return;
     }
     for (int i = 0; i < nbuf; i++) {
-        gs_xfer.buf[i].p = mem + (size_t)i * chunk;
-        if (gs_cuda.cudaEventCreateWithFlags(&gs_xfer.buf[i].ev, cudaEventDisableTiming) != 0) {
+        x->buf[i].p = mem + (size_t)i * chunk;
+        if (gs_cuda.cudaEventCreateWithFlags(&x->buf[i].ev, cudaEventDisableTiming) != 0) {
             gs_cuda.cudaFreeHost(mem); /* the events made so far are small and stay */
-            gs_xfer_direct("cannot create CUDA events for staging");
+            gs_xfer_direct(x, "cannot create CUDA events for staging");
             return;
         }
-        gs_xfer.free[i] = &gs_xfer.buf[i];
+        x->free[i] = &x->buf[i];
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int want = gs.opt.copy_threads > 0 ? gs.opt.copy_threads : cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus;
@@ -248,20 +256,20 @@ void gs_xfer_start(void)
     int made = -1; /* the waiter first */
     for (; made < want; made++) {
         pthread_t t;
-        if (pthread_create(&t, NULL, made < 0 ? gs_xfer_waiter : gs_xfer_worker, NULL) != 0)
+        if (pthread_create(&t, NULL, made < 0 ? gs_xfer_waiter : gs_xfer_worker, x) != 0)
             break;
         pthread_detach(t);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (made <= 0) { /* a waiter without copy threads is harmless: it only ever sees an empty queue */
         gs_cuda.cudaFreeHost(mem);
-        gs_xfer_direct("cannot start copy threads");
+        gs_xfer_direct(x, "cannot start copy threads");
         return;
     }
-    gs_xfer.nthreads = made;
-    gs_xfer.nfree = nbuf;
-    gs_xfer.chunk = chunk;
-    gs_xfer.state = 1;
+    x->nthreads = made;
+    x->nfree = nbuf;
+    x->chunk = chunk;
+    x->state = 1;
 }
 
 /* Pieces of a region: whole columns when a column fits a piece, else parts of one column. */
@@ -272,10 +280,10 @@ typedef struct {
 } gs_xiter_t;
 
 /* Regions are cut so that every copy thread gets a piece, in staging buffers of at most chunk bytes. */
-static gs_xiter_t gs_xiter(const gs_hreg_t *h)
+static gs_xiter_t gs_xiter(const gs_engine_t *x, const gs_hreg_t *h)
 {
-    size_t piece = h->width * h->cols / (size_t)gs_xfer.nthreads;
-    piece = piece < GS_XFER_MINPIECE ? GS_XFER_MINPIECE : piece > gs_xfer.chunk ? gs_xfer.chunk : piece;
+    size_t piece = h->width * h->cols / (size_t)x->nthreads;
+    piece = piece < GS_XFER_MINPIECE ? GS_XFER_MINPIECE : piece > x->chunk ? x->chunk : piece;
     return (gs_xiter_t){.h = h, .piece = piece & ~(size_t)15};
 }
 
@@ -302,55 +310,56 @@ static bool gs_xiter_next(gs_xiter_t *it, size_t *r0, size_t *c0, size_t *w, siz
     return true;
 }
 
-static gs_stage_t *gs_xfer_acquire(void)
+static gs_stage_t *gs_xfer_acquire(gs_engine_t *x)
 {
-    pthread_mutex_lock(&gs_xfer.lock);
-    while (gs_xfer.nfree == 0)
-        pthread_cond_wait(&gs_xfer.freed, &gs_xfer.lock);
-    gs_stage_t *b = gs_xfer.free[--gs_xfer.nfree];
-    pthread_mutex_unlock(&gs_xfer.lock);
+    pthread_mutex_lock(&x->lock);
+    while (x->nfree == 0)
+        pthread_cond_wait(&x->freed, &x->lock);
+    gs_stage_t *b = x->free[--x->nfree];
+    pthread_mutex_unlock(&x->lock);
     return b;
 }
 
-static void gs_xfer_release(gs_stage_t *b)
+static void gs_xfer_release(gs_engine_t *x, gs_stage_t *b)
 {
-    pthread_mutex_lock(&gs_xfer.lock);
-    gs_xfer.free[gs_xfer.nfree++] = b;
-    pthread_cond_signal(&gs_xfer.freed);
-    pthread_mutex_unlock(&gs_xfer.lock);
+    pthread_mutex_lock(&x->lock);
+    x->free[x->nfree++] = b;
+    pthread_cond_signal(&x->freed);
+    pthread_mutex_unlock(&x->lock);
 }
 
-static void gs_xfer_submit(const gs_task_t *t)
+static void gs_xfer_submit(gs_engine_t *x, const gs_task_t *t)
 {
-    pthread_mutex_lock(&gs_xfer.lock);
+    pthread_mutex_lock(&x->lock);
     t->job->pending++;
     if (t->kind == GS_PACK) {
-        gs_queue_push(&gs_xfer.pack, t);
-        pthread_cond_signal(&gs_xfer.work);
+        gs_queue_push(&x->pack, t);
+        pthread_cond_signal(&x->work);
     } else {
-        gs_queue_push(&gs_xfer.arriving, t);
-        pthread_cond_signal(&gs_xfer.wait);
+        gs_queue_push(&x->arriving, t);
+        pthread_cond_signal(&x->wait);
     }
-    pthread_mutex_unlock(&gs_xfer.lock);
+    pthread_mutex_unlock(&x->lock);
 }
 
 int gs_xfer_put(gs_call_t *c, char *dev, size_t dpitch, const gs_hreg_t *h)
 {
     if (h->width == 0 || h->cols == 0)
         return GS_OK;
+    gs_engine_t *x = &gs_xfer[c->dev];
     c->bytes_h2d += h->width * h->cols;
-    if (gs_xfer.state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
+    if (x->state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
         GS_CUDA(c, cudaMemcpy2DAsync, (dev, dpitch, h->host, h->ld, h->width, h->cols, cudaMemcpyHostToDevice,
-                                       gs_cuda.up));
+                                       gs_dev(c)->up));
         return GS_OK;
     }
     gs_xjob_t j = {0};
-    gs_xiter_t it = gs_xiter(h);
+    gs_xiter_t it = gs_xiter(x, h);
     size_t r0, c0, w, n;
     while (gs_xiter_next(&it, &r0, &c0, &w, &n))
-        gs_xfer_submit(&(gs_task_t){.kind = GS_PACK, .buf = gs_xfer_acquire(), .host = h->host + r0 + c0 * h->ld,
-                                    .width = w, .ld = h->ld, .cols = n, .dev = dev + r0 + c0 * dpitch,
-                                    .dpitch = dpitch, .job = &j});
+        gs_xfer_submit(x, &(gs_task_t){.kind = GS_PACK, .buf = gs_xfer_acquire(x), .host = h->host + r0 + c0 * h->ld,
+                                       .width = w, .ld = h->ld, .cols = n, .dev = dev + r0 + c0 * dpitch,
+                                       .dpitch = dpitch, .job = &j});
     return gs_xfer_finish(c, &j);
 }
 
@@ -358,54 +367,55 @@ int gs_xfer_get(gs_call_t *c, gs_xjob_t *j, const gs_hreg_t *h, const char *dev,
 {
     if (h->width == 0 || h->cols == 0)
         return GS_OK;
+    gs_engine_t *x = &gs_xfer[c->dev];
+    cudaStream_t down = gs_dev(c)->down;
     c->bytes_d2h += h->width * h->cols;
-    if (gs_xfer.state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
+    if (x->state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
         j->direct = true;
-        GS_CUDA(c, cudaMemcpy2DAsync, (h->host, h->ld, dev, dpitch, h->width, h->cols, cudaMemcpyDeviceToHost,
-                                       gs_cuda.down));
+        GS_CUDA(c, cudaMemcpy2DAsync, (h->host, h->ld, dev, dpitch, h->width, h->cols, cudaMemcpyDeviceToHost, down));
         return GS_OK;
     }
-    gs_xiter_t it = gs_xiter(h);
+    gs_xiter_t it = gs_xiter(x, h);
     size_t r0, c0, w, n;
     while (gs_xiter_next(&it, &r0, &c0, &w, &n)) {
-        gs_stage_t *b = gs_xfer_acquire();
+        gs_stage_t *b = gs_xfer_acquire(x);
         const char *src = dev + r0 + c0 * dpitch;
         /* The buffer's last upload may still be reading it. */
-        int st = gs_cuda.cudaStreamWaitEvent(gs_cuda.down, b->ev, 0);
+        int st = gs_cuda.cudaStreamWaitEvent(down, b->ev, 0);
         const char *name = "cudaStreamWaitEvent";
-        if (st == 0 && (st = gs_cuda.cudaMemcpy2DAsync(b->p, w, src, dpitch, w, n, cudaMemcpyDeviceToHost,
-                                                       gs_cuda.down)) != 0)
+        if (st == 0 && (st = gs_cuda.cudaMemcpy2DAsync(b->p, w, src, dpitch, w, n, cudaMemcpyDeviceToHost, down)) != 0)
             name = "cudaMemcpy2DAsync";
-        if (st == 0 && (st = gs_cuda.cudaEventRecord(b->ev, gs_cuda.down)) != 0)
+        if (st == 0 && (st = gs_cuda.cudaEventRecord(b->ev, down)) != 0)
             name = "cudaEventRecord";
         if (st != 0) {
-            gs_xfer_release(b);
+            gs_xfer_release(x, b);
             return gs_cuda_error(c, name, st, __FILE__, __LINE__);
         }
-        gs_xfer_submit(&(gs_task_t){.kind = GS_UNPACK, .buf = b, .host = h->host + r0 + c0 * h->ld, .width = w,
-                                    .ld = h->ld, .cols = n, .job = j});
+        gs_xfer_submit(x, &(gs_task_t){.kind = GS_UNPACK, .buf = b, .host = h->host + r0 + c0 * h->ld, .width = w,
+                                       .ld = h->ld, .cols = n, .job = j});
     }
     return GS_OK;
 }
 
 int gs_xfer_finish(gs_call_t *c, gs_xjob_t *j)
 {
-    if (gs_xfer.state < 0)
+    gs_engine_t *x = &gs_xfer[c->dev];
+    if (x->state < 0)
         j->direct = true;
     /* The calling thread copies too while it waits: one more pair of hands. */
-    pthread_mutex_lock(&gs_xfer.lock);
+    pthread_mutex_lock(&x->lock);
     while (j->pending > 0) {
-        if (gs_xfer_ready())
-            gs_xfer_run_one();
+        if (gs_xfer_ready(x))
+            gs_xfer_run_one(x);
         else
-            pthread_cond_wait(&gs_xfer.done, &gs_xfer.lock);
+            pthread_cond_wait(&x->done, &x->lock);
     }
-    pthread_mutex_unlock(&gs_xfer.lock);
+    pthread_mutex_unlock(&x->lock);
     if (j->err != GS_OK)
         gs_call_why(c, "%s", j->why);
     /* Direct downloads must have landed, or failed, before the call returns, on error paths too: the CPU
      * may be about to write the same memory. */
-    int st = j->direct ? gs_cuda.cudaStreamSynchronize(gs_cuda.down) : 0;
+    int st = j->direct ? gs_cuda.cudaStreamSynchronize(gs_dev(c)->down) : 0;
     if (st != 0 && j->err == GS_OK)
         return gs_cuda_error(c, "cudaStreamSynchronize", st, __FILE__, __LINE__);
     return j->err;

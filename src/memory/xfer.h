@@ -5,7 +5,7 @@
 #ifndef GS_XFER_H
 #define GS_XFER_H
 
-#include "cuda/cudalib.h"
+#include "cuda/device.h"
 
 /* A region of a column-major host matrix: cols columns of width bytes, ld bytes apart. */
 typedef struct {
@@ -21,16 +21,11 @@ typedef struct {
     char why[200];
 } gs_xjob_t;
 
-/* Starts the engine at bring-up (threads, staging buffers); with the GPU lock held.  When pinned memory or
- * threads cannot be had, the engine copies directly from pageable memory instead (slower, still correct),
- * after one notice. */
-GS_HIDDEN void gs_xfer_start(void);
-
-/* Operand o of a BLAS call (elements of es bytes) as a region. */
-static inline gs_hreg_t gs_operand_hreg(const gs_operand_t *o, size_t es)
-{
-    return (gs_hreg_t){(char *)o->host, (size_t)o->rows * es, (size_t)o->ld * es, (size_t)o->cols};
-}
+/* Starts the engine of device slot dev at its bring-up (threads, staging buffers); with the GPU lock held.
+ * When pinned memory or threads cannot be had, the engine copies directly from pageable memory instead
+ * (slower, still correct), after one notice.  Each device has an engine of its own; the functions below use
+ * that of the call's device (c->dev). */
+GS_HIDDEN void gs_xfer_start(int dev);
 
 /* Bytes from the first to the last byte of region h. */
 static inline size_t gs_hreg_extent(const gs_hreg_t *h)

@@ -260,8 +260,11 @@ START_TEST(test_gemm_row_major)
     ck_assert_int_eq(p.lda, 4);
     ck_assert_int_eq(p.ldb, 4);
     ck_assert_double_eq(gs_blas_flops(&p), 48);
-    gs_operand_t o[3];
-    ck_assert_int_eq(gs_blas_operands(&p, o), 3);
+    gs_operands_t ops;
+    gs_blas_family.operands(&p, &ops);
+    const gs_operand_t *o = ops.o;
+    ck_assert_int_eq(ops.n, 3);
+    ck_assert_int_eq(ops.es, 8);
     ck_assert_int_eq(o[0].rows, 4); /* op(A) = B^T stored 4 x 3... as 'T': rows k = 4, cols m = 3 */
     ck_assert_int_eq(o[0].cols, 3);
     ck_assert(!o[2].in); /* beta = 0: C is not read */
@@ -311,9 +314,10 @@ START_TEST(test_symm_trmm_row_major)
     ck_assert_int_eq(p.diag, 'U');
     ck_assert_int_eq(p.m, 5);
     ck_assert_int_eq(p.ldc, 5);
-    gs_operand_t o[3];
-    ck_assert_int_eq(gs_blas_operands(&p, o), 2);
-    ck_assert(o[1].in && o[1].out);
+    gs_operands_t o;
+    gs_blas_family.operands(&p, &o);
+    ck_assert_int_eq(o.n, 2);
+    ck_assert(o.o[1].in && o.o[1].out);
     gs_blas_trmm(&p, GS_E_dtrmm_, GS_CBLAS_COL, 'L', 'U', 'N', 'X', 3, 5, &one, a, 3, a, 3);
     ck_assert(!p.valid);
 }
@@ -348,9 +352,10 @@ START_TEST(test_rank_k_row_major)
     ck_assert_double_eq(((const double *)p.alpha)[1], -3);
     ck_assert_double_eq(cz[1], 3); /* the caller's scalar is left alone */
     ck_assert_double_eq(gs_blas_flops(&p), 4.0 * 2 * 4 * 5 * 2);
-    gs_operand_t o[3];
-    ck_assert_int_eq(gs_blas_operands(&p, o), 3);
-    ck_assert(o[2].in); /* C always travels: only one triangle is written */
+    gs_operands_t o;
+    gs_blas_family.operands(&p, &o);
+    ck_assert_int_eq(o.n, 3);
+    ck_assert(o.o[2].in); /* C always travels: only one triangle is written */
 }
 END_TEST
 

@@ -1,10 +1,9 @@
-/* Normalisation of BLAS calls (both conventions, row- and column-major) into gs_blas_t, their validity as the
- * reference BLAS checks it, their geometry and cost, and the one dispatcher that sends them to the GPU or
- * to the CPU library. */
+/* The BLAS family: normalisation of calls (both conventions, row- and column-major) into gs_blas_t, their
+ * validity as the reference BLAS checks it, their geometry and cost, and the family's descriptor for the
+ * dispatcher. */
 #include <string.h>
 
-#include "dispatch/backend.h"
-#include "memory/cache.h"
+#include "families/blas/blas.h"
 
 static inline char gs_upper(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
 /* Option letters a routine accepts; plain comparisons, as this runs on every call. */
@@ -153,27 +152,8 @@ void gs_blas_vec(gs_blas_t *p, unsigned e, int64_t n, const void *alpha, const v
     p->n = n, p->alpha = alpha, p->x = x, p->incx = incx, p->y = (void *)y, p->incy = incy;
 }
 
-bool gs_scalar_is_zero(const void *s, int prec, bool real_only)
-{
-    switch (prec) {
-    case GS_P_S: return *(const float *)s == 0;
-    case GS_P_D: return *(const double *)s == 0;
-    case GS_P_C: return ((const float *)s)[0] == 0 && (real_only || ((const float *)s)[1] == 0);
-    default: return ((const double *)s)[0] == 0 && (real_only || ((const double *)s)[1] == 0);
-    }
-}
-
-/* herk's alpha and beta and her2k's beta are real even for complex routines. */
-static bool gs_alpha_real(const gs_blas_t *p) { return p->op == GS_OP_herk; }
-static bool gs_beta_real(const gs_blas_t *p) { return p->op == GS_OP_herk || p->op == GS_OP_her2k; }
-
-size_t gs_blas_scalar_size(const gs_blas_t *p, int which)
-{
-    bool real = which ? gs_beta_real(p) : gs_alpha_real(p);
-    return gs_prec_size(p->prec) / (real && gs_prec_complex(p->prec) ? 2 : 1);
-}
-
-int gs_blas_operands(const gs_blas_t *p, gs_operand_t ops[3])
+/* The family's operands: the matrices the call reads or writes. */
+static int gs_blas_matrices(const gs_blas_t *p, gs_operand_t ops[3])
 {
     bool read_c = p->beta && !gs_scalar_is_zero(p->beta, p->prec, gs_beta_real(p));
     int64_t ka;
@@ -244,15 +224,20 @@ double gs_blas_flops(const gs_blas_t *p)
     return gs_prec_complex(p->prec) ? 4 * f : f;
 }
 
+static void gs_blas_operands(const void *args, gs_operands_t *o)
+{
+    const gs_blas_t *p = args;
+    o->n = gs_blas_matrices(p, o->o);
+    o->es = gs_prec_size(p->prec);
+    o->scratch_only = 0;
+}
+
 /* Sizes and option letters for the log, in the order of the routine's arguments; only needed when the call
  * is logged or timed, so kept off the path of an unlogged call. */
-static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
+static void gs_blas_describe(gs_call_t *c, const void *args)
 {
-    static const char *const dims[GS_NOPS] = {
-        [GS_OP_gemm] = "mnk", [GS_OP_symm] = "mn", [GS_OP_hemm] = "mn", [GS_OP_syrk] = "nk", [GS_OP_herk] = "nk",
-        [GS_OP_syr2k] = "nk", [GS_OP_her2k] = "nk", [GS_OP_trmm] = "mn", [GS_OP_trsm] = "mn", [GS_OP_gemv] = "mn",
-        [GS_OP_dot] = "n", [GS_OP_dotsub] = "n", [GS_OP_axpy] = "n"};
-    c->dim_names = dims[p->op];
+    const gs_blas_t *p = args;
+    c->dim_names = gs_ops[p->op].dims;
     for (int i = 0; c->dim_names[i]; i++)
         c->dim[i] = c->dim_names[i] == 'm' ? p->m : c->dim_names[i] == 'n' ? p->n : p->k;
     const char letters[] = {p->side, p->uplo, p->trans, p->transb, p->diag};
@@ -263,28 +248,13 @@ static void gs_blas_describe(gs_call_t *c, const gs_blas_t *p)
     c->opts[j] = 0;
 }
 
-double gs_operands_bytes(gs_call_t *c, const gs_operand_t *o, int n, size_t es, uint8_t scratch_only)
+/* Invalid arguments (the CPU library reports them), or what the GPU path cannot do although they are valid: a
+ * reason, or NULL. */
+static const char *gs_blas_check(const void *args)
 {
-    double bytes = 0;
-    for (int i = 0; i < n; i++) {
-        gs_hreg_t h = gs_operand_hreg(&o[i], es);
-        bool again = o[i].in && !o[i].out && !(scratch_only >> i & 1) && gs_cache_expect(&h);
-        c->known |= (uint8_t)(again << i);
-        bytes += (double)h.width * (double)h.cols * ((o[i].in && !again) + o[i].out);
-    }
-    return bytes;
-}
-
-static double gs_blas_bytes(gs_call_t *c, const gs_blas_t *p)
-{
-    gs_operand_t o[3];
-    int n = gs_blas_operands(p, o);
-    return gs_operands_bytes(c, o, n, gs_prec_size(p->prec), 0);
-}
-
-/* What the GPU path cannot do, although the arguments are valid: a reason, or NULL. */
-static const char *gs_blas_gpu_ok(const gs_blas_t *p)
-{
+    const gs_blas_t *p = args;
+    if (!p->valid)
+        return "invalid arguments";
     if (p->op == GS_OP_gemv && (p->incx < 0 || p->incy < 0))
         return "negative increment";
     if (p->op == GS_OP_gemv && p->trans == 'c')
@@ -292,28 +262,14 @@ static const char *gs_blas_gpu_ok(const gs_blas_t *p)
     return NULL;
 }
 
-int gs_blas_offload(gs_call_t *c, unsigned e, gs_blas_t *p)
+static double gs_blas_flops_of(const void *args)
 {
-    if (!gs_call_begin(c, e))
-        return gs_call_cpu(c, NULL);
-    if (c->timed)
-        gs_blas_describe(c, p);
-    if (!p->valid)
-        return gs_call_cpu(c, "invalid arguments");
-    const char *cannot = gs_blas_gpu_ok(p);
-    if (cannot)
-        return gs_call_cpu(c, cannot);
-    c->flops = gs_blas_flops(p);
-    gs_blas_fn *fn = gs_backend->blas[p->op];
-    if (gs_policy_decide(c, fn != NULL) == GS_WHERE_CPU || gs_policy_model(c, gs_blas_bytes(c, p)) == GS_WHERE_CPU ||
-        gs_gpu_acquire(c) != GS_OK)
-        return gs_call_cpu(c, c->why);
-    int rc = fn(c, p);
-    if (rc != GS_OK)
-        gs_gpu_failed(c, rc);
-    gs_gpu_release();
-    if (rc != GS_OK)
-        return gs_call_cpu(c, c->why);
-    c->where = GS_WHERE_GPU;
-    return 0;
+    return gs_blas_flops(args);
 }
+
+const gs_family_t gs_blas_family = {
+    .describe = gs_blas_describe,
+    .check = gs_blas_check,
+    .flops = gs_blas_flops_of,
+    .operands = gs_blas_operands,
+};

@@ -1,10 +1,10 @@
 /* BLAS calls in one normalised form.  Both calling conventions (Fortran and CBLAS, row- or column-major) and
- * every symbol spelling are turned into a gs_blas_t: column-major, 64-bit sizes, upper-case option letters.
- * One dispatcher decides where each call runs. */
+ * every symbol spelling are turned into a gs_blas_t: column-major, 64-bit sizes, upper-case option letters,
+ * which the one dispatcher (dispatch/dispatch.h) takes with the family's descriptor. */
 #ifndef GS_BLAS_H
 #define GS_BLAS_H
 
-#include "core/gs.h"
+#include "dispatch/dispatch.h"
 
 /* CBLAS enumeration values (cblas.h): the layouts, and the first value of each option's enumeration. */
 enum { GS_CBLAS_ROW = 101, GS_CBLAS_COL = 102 };
@@ -54,31 +54,24 @@ GS_HIDDEN void gs_blas_vec(gs_blas_t *p, unsigned e, int64_t n, const void *alph
  * kind's values, so that the call is found invalid and goes to the CPU library to be reported. */
 GS_HIDDEN char gs_cblas_letter(int v, int kind);
 
-/* One matrix operand of a Level-3 call, as the GPU path must move it. */
-typedef struct {
-    const void *host;
-    int64_t rows, cols, ld;
-    bool in, out; /* read from / written to host memory */
-} gs_operand_t;
+/* herk's alpha and beta and her2k's beta are real even for complex routines. */
+static inline bool gs_alpha_real(const gs_blas_t *p) { return p->op == GS_OP_herk; }
+static inline bool gs_beta_real(const gs_blas_t *p) { return p->op == GS_OP_herk || p->op == GS_OP_her2k; }
 
-/* Bytes a GPU call with the n operands o (elements of es bytes) copies in and out.  An operand that the
- * residency cache holds, or that an earlier call used, is not counted: a matrix that comes back is expected
- * to come back again, and to be found on the device then; such operands are marked in c->known, for the
- * cache.  Operands in scratch_only (bit i for operand i) are never cached, so always counted. */
-GS_HIDDEN double gs_operands_bytes(gs_call_t *c, const gs_operand_t *o, int n, size_t es, uint8_t scratch_only);
-/* Fills ops with the matrices the call reads or writes; returns how many. */
-GS_HIDDEN int gs_blas_operands(const gs_blas_t *p, gs_operand_t ops[3]);
+/* Bytes of the call's alpha (which = 0) or beta (which = 1): real for herk's both and her2k's beta. */
+static inline size_t gs_blas_scalar_size(const gs_blas_t *p, int which)
+{
+    bool real = which ? gs_beta_real(p) : gs_alpha_real(p);
+    return gs_prec_size(p->prec) / (real && gs_prec_complex(p->prec) ? 2 : 1);
+}
+
 /* Floating-point operations of the call (a complex multiply-add counts as 8); 0 for a call that does no
  * arithmetic on its matrices (an empty dimension or alpha = 0). */
 GS_HIDDEN double gs_blas_flops(const gs_blas_t *p);
-/* Bytes of the call's alpha (which = 0) or beta (which = 1): real for herk's both and her2k's beta. */
-GS_HIDDEN size_t gs_blas_scalar_size(const gs_blas_t *p, int which);
-/* True when the scalar at s (of precision prec, real when real_only) is zero. */
-GS_HIDDEN bool gs_scalar_is_zero(const void *s, int prec, bool real_only);
 
-/* Decides where the call runs and runs it on the GPU if so.  Returns 0 when the GPU completed the call;
- * otherwise 1, with c->real set to the CPU library's entry, which the caller must call with its original
- * arguments before gs_call_end. */
-GS_HIDDEN int gs_blas_offload(gs_call_t *c, unsigned e, gs_blas_t *p);
+/* The BLAS family's descriptor for the dispatcher (dispatch/dispatch.h): every BLAS entry hands its gs_blas_t
+ * to gs_dispatch with it.  Its operands are the matrices (and gemv's vectors, as one-row matrices whose
+ * columns are inc elements apart) in argument order. */
+GS_HIDDEN extern const gs_family_t gs_blas_family;
 
 #endif

@@ -1,10 +1,11 @@
-/* Normalisation of LAPACK calls into gs_lapack_t, their validity as LAPACK checks it (except workspace
- * sizes, which the CPU library's own workspace query settles), their geometry and cost, and the dispatcher.
- * What the GPU path cannot serve exactly stays on the CPU with the reason in the log. */
+/* The LAPACK family: normalisation of calls into gs_lapack_t, their validity as LAPACK checks it (except
+ * workspace sizes, which the CPU library's own workspace query settles), their geometry and cost, and the
+ * family's descriptor for the dispatcher.  What the GPU path cannot serve exactly stays on the CPU with the
+ * reason in the log. */
 #include <math.h>
 #include <string.h>
 
-#include "dispatch/backend.h"
+#include "families/lapack/lapack.h"
 
 static inline char gs_up(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
 static inline int64_t gs_max1(int64_t v) { return v > 1 ? v : 1; }
@@ -142,7 +143,9 @@ static int64_t gs_svd_vecs(char job, int64_t full, int64_t mn)
     return job == 'A' ? full : job == 'S' ? mn : 0;
 }
 
-int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch_only)
+/* The matrices the GPU path moves, in a fixed order per operation, and which of them the device changes
+ * without the change being copied back (a matrix LAPACK documents as destroyed): those are never cached. */
+static int gs_lapack_matrices(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch_only)
 {
     int64_t n = p->n, m = p->m, mn = gs_min(m, n);
     *scratch_only = 0;
@@ -158,7 +161,7 @@ int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch
     case GS_OP_trtri:
         o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 1};
         /* cuSOLVER's trtri changes the triangle it does not own (and a unit diagonal): only the inverse's own
-         * elements are copied back (cuda_lapack.c), so the device copy is not the host's */
+         * elements are copied back (cuda_factor.c), so the device copy is not the host's */
         *scratch_only = p->op == GS_OP_trtri;
         return 1;
     case GS_OP_getrs:
@@ -212,8 +215,9 @@ int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch
 }
 
 /* Floating-point operations, by the usual counts (LAPACK Working Note 41); complex ones count 4 times. */
-static double gs_lapack_flops(const gs_lapack_t *p)
+static double gs_lapack_flops(const void *args)
 {
+    const gs_lapack_t *p = args;
     double m = (double)p->m, n = (double)p->n, k = (double)p->k, r = (double)p->nrhs;
     double mn = m < n ? m : n, f;
     switch (p->op) {
@@ -250,16 +254,18 @@ static double gs_lapack_flops(const gs_lapack_t *p)
     return gs_prec_complex(p->prec) ? 4 * f : f;
 }
 
-/* Sizes and option letters for the log: m, n, and k or r (right-hand sides) where the routine has them. */
-static void gs_lapack_describe(gs_call_t *c, const gs_lapack_t *p)
+static void gs_lapack_operands(const void *args, gs_operands_t *o)
 {
-    static const char *const dims[GS_NOPS] = {
-        [GS_OP_getrf] = "mn", [GS_OP_getrs] = "nr", [GS_OP_gesv] = "nr", [GS_OP_getri] = "n", [GS_OP_potrf] = "n",
-        [GS_OP_potrs] = "nr", [GS_OP_posv] = "nr", [GS_OP_potri] = "n", [GS_OP_geqrf] = "mn",
-        [GS_OP_orgqr] = "mnk", [GS_OP_ormqr] = "mnk", [GS_OP_gels] = "mnr", [GS_OP_gelsd] = "mnr",
-        [GS_OP_syevd] = "n", [GS_OP_syev] = "n", [GS_OP_gesdd] = "mn", [GS_OP_gesvd] = "mn", [GS_OP_geev] = "n",
-        [GS_OP_trtrs] = "nr", [GS_OP_trtri] = "n"};
-    c->dim_names = dims[p->op];
+    const gs_lapack_t *p = args;
+    o->n = gs_lapack_matrices(p, o->o, &o->scratch_only);
+    o->es = gs_prec_size(p->prec);
+}
+
+/* Sizes and option letters for the log: m, n, and k or r (right-hand sides) where the routine has them. */
+static void gs_lapack_describe(gs_call_t *c, const void *args)
+{
+    const gs_lapack_t *p = args;
+    c->dim_names = gs_ops[p->op].dims;
     for (int i = 0; c->dim_names[i]; i++) {
         char d = c->dim_names[i];
         c->dim[i] = d == 'm' ? p->m : d == 'n' ? p->n : d == 'k' ? p->k : p->nrhs;
@@ -270,15 +276,6 @@ static void gs_lapack_describe(gs_call_t *c, const gs_lapack_t *p)
         if (letters[i] >= 'A' && letters[i] <= 'Z')
             c->opts[j++] = letters[i];
     c->opts[j] = 0;
-}
-
-bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec)
-{
-    size_t es = gs_prec_size(prec);
-    for (int64_t i = 0; i < n; i++)
-        if (gs_scalar_is_zero((const char *)x + (size_t)(i * step) * es, prec, false))
-            return true;
-    return false;
 }
 
 /* True when LAPACK's SVD would scale the m x n matrix x (leading dimension ld) before computing (its largest
@@ -304,8 +301,9 @@ static bool gs_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int
 }
 
 /* What the GPU path cannot do exactly, although the arguments are valid: a reason, or NULL. */
-static const char *gs_lapack_gpu_ok(const gs_lapack_t *p)
+static const char *gs_lapack_exact(const void *args)
 {
+    const gs_lapack_t *p = args;
     /* cuSOLVER's potri, orgqr and ormqr (which gels and gelsd use too) take 32-bit sizes */
     bool int32 = p->op == GS_OP_potri || p->op == GS_OP_orgqr || p->op == GS_OP_ormqr || p->op == GS_OP_gels ||
                  p->op == GS_OP_gelsd;
@@ -351,63 +349,51 @@ static double gs_work_size(const gs_lapack_t *p, const void *w, bool integer)
     return p->prec == GS_P_S || p->prec == GS_P_C ? (double)*(const float *)w : *(const double *)w;
 }
 
-/* After the policy chose the GPU: bring it up and run the call there.  Returns DONE or CPU. */
-static int gs_lapack_gpu(gs_call_t *c, gs_lapack_t *p)
+/* Invalid arguments (the CPU library reports them) and workspace queries stay on the CPU. */
+static const char *gs_lapack_check(const void *args)
 {
-    gs_lapack_fn *fn = gs_backend->lapack[p->op];
-    if (gs_gpu_acquire(c) != GS_OK)
-        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
-    int rc = fn(c, p);
-    if (rc != GS_OK && rc != GS_ELAPACK)
-        gs_gpu_failed(c, rc);
-    gs_gpu_release();
-    if (rc != GS_OK)
-        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
-    gs_lapack_set_int(p, p->info, 0, 0);
-    c->where = GS_WHERE_GPU;
-    return GS_LAPACK_DONE;
-}
-
-int gs_lapack_offload(gs_call_t *c, unsigned e, gs_lapack_t *p)
-{
-    if (!gs_call_begin(c, e))
-        return gs_call_cpu(c, NULL), GS_LAPACK_CPU;
-    if (c->timed)
-        gs_lapack_describe(c, p);
+    const gs_lapack_t *p = args;
     if (!p->valid)
-        return gs_call_cpu(c, "invalid arguments"), GS_LAPACK_CPU;
+        return "invalid arguments";
     if (p->lwork == -1 || p->lrwork == -1 || p->liwork == -1)
-        return gs_call_cpu(c, "workspace query"), GS_LAPACK_CPU;
-    c->flops = gs_lapack_flops(p);
-    if (gs_policy_decide(c, gs_backend->lapack[p->op] != NULL) == GS_WHERE_CPU)
-        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
-    /* Only a call the policy sends to the GPU pays for these checks (the SVD's scan of A among them). */
-    const char *cannot = gs_lapack_gpu_ok(p);
-    if (cannot)
-        return gs_call_cpu(c, cannot), GS_LAPACK_CPU;
-    gs_operand_t o[4];
-    uint8_t scratch_only;
-    int n = gs_lapack_operands(p, o, &scratch_only);
-    if (gs_policy_model(c, gs_operands_bytes(c, o, n, gs_prec_size(p->prec), scratch_only)) == GS_WHERE_CPU)
-        return gs_call_cpu(c, c->why), GS_LAPACK_CPU;
-    if (!p->has_work)
-        return gs_lapack_gpu(c, p);
-    /* The query is a call into the CPU library: the thread is marked as inside it. */
-    const char *why = c->why;
-    gs_call_cpu(c, why);
-    return GS_LAPACK_QUERY;
+        return "workspace query";
+    return NULL;
 }
 
-int gs_lapack_queried(gs_call_t *c, gs_lapack_t *p)
+static bool gs_lapack_has_work(const void *args)
 {
+    return ((const gs_lapack_t *)args)->has_work;
+}
+
+static int gs_lapack_after_query(gs_call_t *c, const void *args)
+{
+    const gs_lapack_t *p = args;
     /* INFO < 0: the query found an argument invalid and the CPU library has reported it, as the call would. */
     if (gs_lapack_int(p, p->info, 0) != 0)
-        return c->why = "invalid arguments", GS_LAPACK_DONE;
+        return c->why = "invalid arguments", GS_RUN_DONE;
     /* A workspace smaller than the optimum may be too small: LAPACK decides, on the CPU. */
     bool has_iwork = p->op == GS_OP_syevd, has_rwork = has_iwork && gs_prec_complex(p->prec);
     if ((double)p->lwork < gs_work_size(p, p->work, false) ||
         (has_rwork && (double)p->lrwork < gs_work_size(p, p->rwork, false)) ||
         (has_iwork && (double)p->liwork < gs_work_size(p, p->iwork, true)))
-        return c->why = "workspace below the CPU library's optimum", GS_LAPACK_CPU;
-    return gs_lapack_gpu(c, p);
+        return c->why = "workspace below the CPU library's optimum", GS_RUN_CPU;
+    return GS_RUN_QUERY;
 }
+
+/* The GPU completed the call: LAPACK's INFO = 0. */
+static void gs_lapack_gpu_done(const void *args)
+{
+    const gs_lapack_t *p = args;
+    gs_lapack_set_int(p, p->info, 0, 0);
+}
+
+const gs_family_t gs_lapack_family = {
+    .describe = gs_lapack_describe,
+    .check = gs_lapack_check,
+    .flops = gs_lapack_flops,
+    .exact = gs_lapack_exact,
+    .operands = gs_lapack_operands,
+    .has_work = gs_lapack_has_work,
+    .queried = gs_lapack_after_query,
+    .gpu_done = gs_lapack_gpu_done,
+};

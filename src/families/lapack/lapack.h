@@ -1,11 +1,12 @@
 /* LAPACK calls in one normalised form: every precision and symbol spelling of a routine fills one gs_lapack_t
- * (upper-case option letters, 64-bit sizes, the caller's integer width noted for pivots and INFO), and one
- * dispatcher decides where the call runs.  The CPU path is always the CPU library's own routine with the
- * original arguments, so that its results, INFO codes and argument errors (xerbla) are LAPACK's own. */
+ * (upper-case option letters, 64-bit sizes, the caller's integer width noted for pivots and INFO), which the
+ * one dispatcher (dispatch/dispatch.h) takes with the family's descriptor.  The CPU path is always the CPU
+ * library's own routine with the original arguments, so that its results, INFO codes and argument errors
+ * (xerbla) are LAPACK's own. */
 #ifndef GS_LAPACK_H
 #define GS_LAPACK_H
 
-#include "families/blas/blas.h"
+#include "dispatch/dispatch.h"
 
 typedef struct {
     uint8_t op, prec;  /* gs_op_t, gs_prec_t: from the routine table */
@@ -65,22 +66,10 @@ static inline void gs_lapack_set_int(const gs_lapack_t *p, void *v, int64_t i, i
         ((int32_t *)v)[i] = (int32_t)x;
 }
 
-/* True when one of the n elements of precision prec at x, step elements apart, is zero (each real component
- * 0 or -0): a diagonal (step ld + 1) with a zero is a singular triangle, whose INFO the CPU library gives. */
-GS_HIDDEN bool gs_has_zero(const void *x, int64_t n, int64_t step, int prec);
-
-/* The matrices the GPU path moves, in a fixed order per operation, and which of them the device changes
- * without the change being copied back (a matrix LAPACK documents as destroyed): those are never cached. */
-GS_HIDDEN int gs_lapack_operands(const gs_lapack_t *p, gs_operand_t ops[4], uint8_t *scratch_only);
-
-/* The dispatcher, in two steps around the CPU library's workspace query.
- * gs_lapack_offload returns GS_LAPACK_CPU when the call runs on the CPU (c->real is the CPU library's entry,
- * to call with the original arguments), GS_LAPACK_DONE when the GPU completed it, or GS_LAPACK_QUERY when the
- * GPU should take it and the routine has a workspace: the caller then makes the CPU library's workspace
- * query (LWORK = -1) through c->real, which leaves the optimal sizes in WORK(1), RWORK(1) and IWORK(1) as the
- * routine itself would on exit, and calls gs_lapack_queried, which returns CPU or DONE. */
-enum { GS_LAPACK_DONE, GS_LAPACK_CPU, GS_LAPACK_QUERY };
-GS_HIDDEN int gs_lapack_offload(gs_call_t *c, unsigned e, gs_lapack_t *p);
-GS_HIDDEN int gs_lapack_queried(gs_call_t *c, gs_lapack_t *p);
+/* The LAPACK family's descriptor for the dispatcher (dispatch/dispatch.h).  A routine with a workspace goes to
+ * the GPU only after the CPU library's own workspace query (GS_RUN_QUERY), which leaves the optimal sizes in
+ * WORK(1), RWORK(1) and IWORK(1) as the routine itself would on exit; a caller's workspace below them keeps
+ * the call on the CPU. */
+GS_HIDDEN extern const gs_family_t gs_lapack_family;
 
 #endif

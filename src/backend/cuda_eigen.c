@@ -1,0 +1,200 @@
+/* Eigenvalues and the SVD of LAPACK on cuSOLVER, each an operation descriptor (cuda_solver.h): the symmetric
+ * or Hermitian eigensolver (syev and syevd, both by syevd), the SVD (gesvd and gesdd, by gesvdp or gesvd) and
+ * the general eigensolver (geev, right eigenvectors only). */
+#include <float.h>
+#include <string.h>
+
+#include "backend/cuda_solver.h"
+
+/* ---- symmetric eigensolver --------------------------------------------------------------------------- */
+
+static int gs_syevd_work(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    GS_SOL(c, cusolverDnXsyevd_bufferSize, (s->h, s->q, gs_eig(p->job1), gs_fill(p->uplo), p->n, s->t, NULL,
+                                            s->ld[0], s->r, NULL, s->t, &s->work_bytes, &s->hbytes));
+    return GS_OK;
+}
+
+static int gs_syevd(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    GS_SOL(c, cusolverDnXsyevd, (s->h, s->q, gs_eig(p->job1), gs_fill(p->uplo), p->n, s->t, s->d[0], s->ld[0], s->r,
+                                 s->vec, s->t, s->work, s->work_bytes, s->hwork, s->hbytes, s->info));
+    return GS_OK;
+}
+
+static size_t gs_n_reals(const gs_lapack_t *p) { return (size_t)p->n * gs_real_size(p->prec); }
+
+const gs_sol_op_t gs_sol_syevd = {.work = gs_syevd_work, .compute = gs_syevd, .vec = gs_n_reals,
+                                  .flags = GS_SOL_W_OUT};
+
+/* ---- SVD --------------------------------------------------------------------------------------------- */
+
+/* How gesvdp serves an SVD: its econ argument (0: every vector, 1: min(m, n) of them, or none), or -1 when
+ * gesvd serves it: the jobs for U and VT differ, or no vectors are wanted of a matrix under GS_SVDP_VALUES_MIN.
+ * gesvdp (polar decomposition and syevd) is much faster than gesvd (QR iteration) on large matrices, but costs
+ * milliseconds a call: on the H200 it is the faster for the values alone from n = 1024 (bench/RESULTS.md). */
+enum { GS_SVDP_VALUES_MIN = 1024 };
+static int gs_svdp_econ(const gs_lapack_t *p)
+{
+    char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
+    return ju != jv || (ju == 'N' && gs_lapack_mn(p) < GS_SVDP_VALUES_MIN) ? -1 : ju != 'A';
+}
+
+static cusolverEigMode_t gs_svdp_mode(const gs_lapack_t *p)
+{
+    return p->job1 == 'N' ? CUSOLVER_EIG_MODE_NOVECTOR : CUSOLVER_EIG_MODE_VECTOR;
+}
+
+/* Columns of the V that gesvdp returns. */
+static int64_t gs_svdp_nv(const gs_lapack_t *p) { return p->job1 == 'A' ? p->n : gs_lapack_mn(p); }
+
+/* Device bytes gesvdp needs besides its workspace: V (transposed into VT afterwards), a copy of A, from which
+ * gesvd starts again when gesvdp had to perturb A, and without vectors a scratch U: gesvdp writes to U and V
+ * even then (handed NULL ones, it faults on the device). */
+size_t gs_sol_svdp_extra(const gs_lapack_t *p, size_t es)
+{
+    return (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * gs_lapack_mn(p) : 0)) * es;
+}
+
+/* gesvd's workspace, and gesvdp's where gesvdp serves the SVD (s->svdp): gesvd takes over when gesvdp perturbs
+ * A, so both fit.  A size gesvdp refuses leaves the SVD to gesvd. */
+int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t m = p->m, n = p->n, um = m > 0 ? m : 1, vn = n > 0 ? n : 1;
+    signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
+    GS_SOL(c, cusolverDnXgesvd_bufferSize, (s->h, s->q, ju, jv, m, n, s->t, NULL, s->ld[0], s->r, NULL, s->t, NULL,
+                                            um, s->t, NULL, vn, s->t, &s->work_bytes, &s->hbytes));
+    size_t pdev, phost;
+    int econ = gs_svdp_econ(p);
+    if (econ >= 0 && gs_sol.cusolverDnXgesvdp_bufferSize(s->h, s->q, gs_svdp_mode(p), econ, m, n, s->t, NULL, s->ld[0],
+                                                          s->r, NULL, s->t, NULL, um, s->t, NULL, vn, s->t, &pdev,
+                                                          &phost) == 0) {
+        s->svdp = true;
+        s->work_bytes = s->work_bytes > pdev ? s->work_bytes : pdev;
+        s->hbytes = s->hbytes > phost ? s->hbytes : phost;
+    }
+    return GS_OK;
+}
+
+/* The largest singular value, which gesvdp left first in vec, as a double (after waiting for the device). */
+static int gs_svdp_smax(gs_call_t *c, const gs_sol_t *s, double *smax)
+{
+    size_t rs = gs_real_size(s->p->prec);
+    float f;
+    GS_CUDA(c, cudaMemcpy2DAsync, (rs == 4 ? (void *)&f : (void *)smax, rs, s->vec, rs, rs, 1,
+                                   cudaMemcpyDeviceToHost, s->stream));
+    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
+    if (rs == 4)
+        *smax = f;
+    return GS_OK;
+}
+
+/* The SVD by gesvdp, which returns V and waits for the device.  When gesvdp refuses the call, or had to
+ * perturb A by more than the rounding LAPACK allows (a singular value near zero: h_err_sigma above eps times
+ * the largest), A is put back and *done stays 0 for gesvd to compute it. */
+static int gs_svdp(gs_call_t *c, const gs_sol_t *s, int *done)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t m = p->m, n = p->n, mn = gs_lapack_mn(p), nv = gs_svdp_nv(p);
+    size_t es = s->es, rs = gs_real_size(p->prec);
+    bool vecs = p->job1 != 'N';
+    char *v = s->extra, *a0 = v + (size_t)(n * nv) * es, *u = vecs ? s->d[1] : a0 + (size_t)(m * n) * es;
+    double err = 0, smax = 0;
+    GS_CUDA(c, cudaMemcpy2DAsync, (a0, (size_t)m * es, s->d[0], (size_t)s->ld[0] * es, (size_t)m * es, (size_t)n,
+                                   cudaMemcpyDeviceToDevice, s->stream));
+    /* A status other than success leaves the SVD to gesvd too, rather than failing the call. */
+    cusolverStatus_t st = gs_sol.cusolverDnXgesvdp(s->h, s->q, gs_svdp_mode(p), gs_svdp_econ(p), m, n, s->t, s->d[0],
+                                                   s->ld[0], s->r, s->vec, s->t, u, vecs ? s->ld[1] : m > 0 ? m : 1,
+                                                   s->t, v, n > 0 ? n : 1, s->t, s->work, s->work_bytes, s->hwork,
+                                                   s->hbytes, s->info, &err);
+    int rc;
+    if (st == CUSOLVER_STATUS_SUCCESS && mn > 0 && (rc = gs_svdp_smax(c, s, &smax)) != GS_OK)
+        return rc;
+    if (st != CUSOLVER_STATUS_SUCCESS || !(err <= (rs == 4 ? FLT_EPSILON : DBL_EPSILON) * smax)) {
+        GS_CUDA(c, cudaMemcpy2DAsync, (s->d[0], (size_t)s->ld[0] * es, a0, (size_t)m * es, (size_t)m * es,
+                                       (size_t)n, cudaMemcpyDeviceToDevice, s->stream));
+        return GS_OK;
+    }
+    *done = 1;
+    if (mn == 0 || !vecs)
+        return GS_OK;
+    return gs_cublas_geam(c, p->prec, gs_op_h(p->prec), CUBLAS_OP_N, nv, n, gs_one(p->prec), v, n, gs_zero(),
+                          s->d[2], s->ld[2], s->d[2], s->ld[2]);
+}
+
+/* gesvdp where gs_sol_svd_size chose it, and gesvd where it did not or gesvdp gave the call back. */
+int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t m = p->m, n = p->n;
+    signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
+    int iu = ju != 'N' ? 1 : 0, iv = jv != 'N' ? 1 + iu : 0, done = 0;
+    if (s->svdp) {
+        int rc = gs_svdp(c, s, &done);
+        if (rc != GS_OK)
+            return rc;
+    }
+    if (!done)
+        GS_SOL(c, cusolverDnXgesvd, (s->h, s->q, ju, jv, m, n, s->t, s->d[0], s->ld[0], s->r, s->vec, s->t,
+                                     iu ? s->d[iu] : NULL, iu ? s->ld[iu] : m > 0 ? m : 1, s->t,
+                                     iv ? s->d[iv] : NULL, iv ? s->ld[iv] : n > 0 ? n : 1, s->t, s->work,
+                                     s->work_bytes, s->hwork, s->hbytes, s->info));
+    return GS_OK;
+}
+
+static size_t gs_svd_extra(const gs_sol_t *s) { return s->svdp ? gs_sol_svdp_extra(s->p, s->es) : 0; }
+
+const gs_sol_op_t gs_sol_svd = {.work = gs_sol_svd_size, .compute = gs_sol_svd_run, .vec = gs_sol_mn_reals,
+                                .extra = gs_svd_extra, .flags = GS_SOL_W_OUT};
+
+/* ---- general eigensolver ----------------------------------------------------------------------------- */
+
+/* The eigenvalues' type: complex, or for a real matrix 2n reals, wr then wi. */
+static cudaDataType gs_geev_wtype(const gs_sol_t *s) { return gs_prec_complex(s->p->prec) ? s->t : s->r; }
+
+static int gs_geev_work(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t n = p->n, ldv = n > 0 ? n : 1;
+    GS_SOL(c, cusolverDnXgeev_bufferSize, (s->h, s->q, CUSOLVER_EIG_MODE_NOVECTOR, gs_eig(p->job2), n, s->t, NULL,
+                                           s->ld[0], gs_geev_wtype(s), NULL, s->t, NULL, ldv, s->t, NULL, ldv, s->t,
+                                           &s->work_bytes, &s->hbytes));
+    return GS_OK;
+}
+
+static int gs_geev(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t n = p->n, ldv = n > 0 ? n : 1;
+    bool vr = p->job2 == 'V';
+    GS_SOL(c, cusolverDnXgeev, (s->h, s->q, CUSOLVER_EIG_MODE_NOVECTOR, gs_eig(p->job2), n, s->t, s->d[0], s->ld[0],
+                                gs_geev_wtype(s), s->vec, s->t, NULL, ldv, s->t, vr ? s->d[1] : NULL,
+                                vr ? s->ld[1] : ldv, s->t, s->work, s->work_bytes, s->hwork, s->hbytes, s->info));
+    return GS_OK;
+}
+
+static size_t gs_geev_vec(const gs_lapack_t *p)
+{
+    return (size_t)(gs_prec_complex(p->prec) ? p->n : 2 * p->n) * gs_prec_size(p->prec);
+}
+
+/* The eigenvalues into w, or for a real matrix into wr and wi, separate arrays. */
+static void gs_geev_done(gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    size_t half = s->vec_bytes / 2;
+    if (!s->vec_bytes)
+        return;
+    if (gs_prec_complex(p->prec)) {
+        memcpy(p->w, s->hvec, s->vec_bytes);
+    } else {
+        memcpy(p->w, s->hvec, half);
+        memcpy(p->wi, s->hvec + half, half);
+    }
+}
+
+const gs_sol_op_t gs_sol_geev = {.work = gs_geev_work, .compute = gs_geev, .vec = gs_geev_vec,
+                                 .done = gs_geev_done, .flags = GS_SOL_VEC_BACK};

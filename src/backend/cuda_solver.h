@@ -1,0 +1,154 @@
+/* What the LAPACK operations share (cuda_solver.c): cuSOLVER, opened at the first LAPACK call that goes to the
+ * GPU, with a handle per device; one call's state (gs_sol_t); an operation's descriptor (gs_sol_op_t), which
+ * cuda_lapack.c runs; small helpers.  The operations: cuda_factor.c (factorisations and solves), cuda_eigen.c
+ * (eigenvalues and the SVD), cuda_lstsq.c (least squares). */
+#ifndef GS_CUDA_SOLVER_H
+#define GS_CUDA_SOLVER_H
+
+#include "backend/cuda_call.h"
+#include "backend/cuda_cublas.h"
+#include "families/lapack/lapack.h"
+
+#define GS_CUSOLVER_FUNCS(X) \
+    X(cusolverDnCreate) X(cusolverDnSetStream) X(cusolverDnCreateParams) X(cusolverDnXgetrf_bufferSize) \
+    X(cusolverDnXgetrf) X(cusolverDnXgetrs) X(cusolverDnXpotrf_bufferSize) X(cusolverDnXpotrf) X(cusolverDnXpotrs) \
+    X(cusolverDnXgeqrf_bufferSize) X(cusolverDnXgeqrf) X(cusolverDnXsyevd_bufferSize) X(cusolverDnXsyevd) \
+    X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd) X(cusolverDnXtrtri_bufferSize) X(cusolverDnXtrtri) \
+    X(cusolverDnXgeev_bufferSize) X(cusolverDnXgeev) X(cusolverDnXgesvdp_bufferSize) X(cusolverDnXgesvdp)
+
+/* Routines cuSOLVER has only per precision, with 32-bit sizes (gs_sol_names). */
+enum { GS_SOL_POTRI, GS_SOL_ORGQR, GS_SOL_ORMQR, GS_SOL_N };
+
+/* cuSOLVER's functions, for the process; written under the GPU lock by the first gs_sol_up. */
+typedef struct {
+#define GS_X_MEMBER(f) __typeof__(f) *f;
+    GS_CUSOLVER_FUNCS(GS_X_MEMBER)
+#undef GS_X_MEMBER
+    void *fn[GS_SOL_N][GS_NPREC][2]; /* each routine of gs_sol_names, and [1] its workspace-size function */
+    int state;                       /* 0: not tried, 1: loaded, -1: failed (reason in why) */
+    char why[200];
+} gs_solver_t;
+GS_HIDDEN extern gs_solver_t gs_sol;
+GS_HIDDEN extern const char *const gs_sol_names[GS_SOL_N][GS_NPREC];
+
+#define GS_SOL(c, fn, args) GS_TRY(c, #fn, gs_sol.fn args)
+
+/* Opens cuSOLVER once (major 12 with CUDA 13's runtime, 11 with CUDA 12's), and makes the handle of the
+ * call's device on its compute stream.  0; or GS_ENODEV with the reason in c->why, said once on stderr. */
+GS_HIDDEN int gs_sol_up(gs_call_t *c);
+
+/* One LAPACK call on the device.  The matrices are the family's operands, in order; the device memory besides
+ * them is carved from one block after them, the host memory from the device's host buffer. */
+typedef struct {
+    const gs_lapack_t *p;
+    size_t es;                  /* bytes of an element */
+    cudaDataType t, r;          /* the element type, and its real type */
+    cusolverDnHandle_t h;       /* the device's */
+    cusolverDnParams_t q;
+    cudaStream_t stream;        /* the device's compute stream */
+    char *d[GS_OPERANDS_MAX];   /* the matrices on the device, leading dimensions ld (their rows) */
+    int64_t ld[GS_OPERANDS_MAX];
+    char *work;                 /* cuSOLVER's device workspace */
+    size_t work_bytes;
+    int64_t *ipiv;              /* pivots, 64-bit */
+    char *vec;                  /* tau, or eigenvalues or singular values (2n reals for real geev) */
+    size_t vec_bytes;
+    char *extra;                /* the operation's own device memory (gs_sol_op_t.extra) */
+    int *info;                  /* two INFO values */
+    bool svdp;                  /* the SVD by gesvdp (cuda_eigen.c) */
+    char *hwork;                /* cuSOLVER's host workspace */
+    size_t hbytes;
+    char *hpiv, *hvec;          /* the pivots (64-bit) and the vector, on the host */
+    char *hones;                /* n ones, for an operation that asks for them (GS_SOL_ONES) */
+    char *hextra;               /* the operation's own host memory (gs_sol_op_t.host) */
+    int hinfo[2];               /* INFO on the host */
+    int64_t rank;               /* gelsd's effective rank */
+} gs_sol_t;
+
+/* A step of an operation: 0, or a negative GS_E* code with the reason in c->why. */
+typedef int gs_sol_fn(gs_call_t *c, gs_sol_t *s);
+
+/* What cuda_lapack.c moves for an operation besides its matrices (flags of gs_sol_op_t). */
+enum {
+    GS_SOL_PIV_IN = 1,    /* p->ipiv's n pivots to the device */
+    GS_SOL_PIV_OUT = 2,   /* min(m, n) pivots back into p->ipiv */
+    GS_SOL_TAU_IN = 4,    /* p->tau to the vector */
+    GS_SOL_TAU_OUT = 8,   /* the vector back into p->tau */
+    GS_SOL_W_OUT = 16,    /* the vector back into p->w */
+    GS_SOL_VEC_BACK = 32, /* the vector back to hvec, for the operation's done */
+    GS_SOL_ONES = 64,     /* hones filled */
+};
+
+/* An operation on cuSOLVER.  Functions that are NULL do nothing, or what the field says. */
+typedef struct {
+    gs_sol_fn *work;     /* sets work_bytes and hbytes to cuSOLVER's workspace sizes (and svdp) */
+    gs_sol_fn *compute;  /* queues the computation on the compute stream, INFO into info */
+    size_t (*vec)(const gs_lapack_t *p);     /* bytes of the vector */
+    size_t (*extra)(const gs_sol_t *s);      /* bytes of extra, after work */
+    size_t (*host)(const gs_lapack_t *p);    /* bytes of hextra */
+    const char *(*exact)(const gs_sol_t *s); /* after the device finished: why the CPU library must give the
+                                              * outputs, or NULL */
+    gs_sol_fn *out;      /* copies the outputs to user memory; NULL: every output matrix (gs_cuda_outputs) */
+    void (*done)(gs_sol_t *s); /* writes the outputs besides the matrices and the flags' */
+    uint8_t flags;       /* GS_SOL_* */
+} gs_sol_op_t;
+
+/* The operations (cuda_factor.c, cuda_eigen.c, cuda_lstsq.c). */
+GS_HIDDEN extern const gs_sol_op_t gs_sol_getrf, gs_sol_gesv, gs_sol_getrs, gs_sol_getri, gs_sol_potrf,
+    gs_sol_posv, gs_sol_potrs, gs_sol_potri, gs_sol_geqrf, gs_sol_orgqr, gs_sol_ormqr, gs_sol_trtrs, gs_sol_trtri;
+GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev;
+GS_HIDDEN extern const gs_sol_op_t gs_sol_gels, gs_sol_gelsd;
+
+/* QR steps that least squares shares with geqrf and ormqr (cuda_factor.c): geqrf's workspace for an m x n
+ * matrix (leading dimension ld), into dev and host bytes; ormqr's (Q from k reflectors of an m x n C), as the
+ * larger of it and *dev; and the two computations. */
+GS_HIDDEN int gs_sol_geqrf_size(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, int64_t ld, size_t *dev,
+                                size_t *host);
+GS_HIDDEN int gs_sol_ormqr_size(gs_call_t *c, const gs_sol_t *s, cublasSideMode_t side, cublasOperation_t t,
+                                int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldc, size_t *dev);
+GS_HIDDEN int gs_sol_geqrf_run(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, void *a, int64_t lda,
+                               void *tau);
+GS_HIDDEN int gs_sol_ormqr_run(gs_call_t *c, const gs_sol_t *s, cublasSideMode_t side, cublasOperation_t t,
+                               int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *tau,
+                               void *cm, int64_t ldc, int *info);
+/* The SVD that least squares shares (cuda_eigen.c): its workspace, its computation (A in d[0], the values into
+ * vec, U and VT where wanted in the next matrices of d), and the device bytes of extra that gesvdp needs. */
+GS_HIDDEN int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s);
+GS_HIDDEN int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s);
+GS_HIDDEN size_t gs_sol_svdp_extra(const gs_lapack_t *p, size_t es);
+
+/* Copies bytes between host and device on the compute stream (small arrays: pivots, scalars, INFO). */
+GS_HIDDEN int gs_small_copy(gs_call_t *c, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+/* Bytes of a vector of min(m, n) elements, and of min(m, n) reals. */
+GS_HIDDEN size_t gs_sol_mn_elems(const gs_lapack_t *p);
+GS_HIDDEN size_t gs_sol_mn_reals(const gs_lapack_t *p);
+
+/* min(m, n) of the call. */
+static inline int64_t gs_lapack_mn(const gs_lapack_t *p) { return p->m < p->n ? p->m : p->n; }
+/* Bytes of a real of precision prec. */
+static inline size_t gs_real_size(int prec) { return gs_prec_size(prec) / (gs_prec_complex(prec) ? 2 : 1); }
+
+static inline cublasFillMode_t gs_fill(char u) { return u == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
+static inline cublasOperation_t gs_op(char t) { return t == 'N' ? CUBLAS_OP_N : t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C; }
+static inline cublasDiagType_t gs_diag(char d) { return d == 'U' ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
+/* op(A) = A^H: C for complex matrices, T for real ones. */
+static inline cublasOperation_t gs_op_h(int prec) { return gs_prec_complex(prec) ? CUBLAS_OP_C : CUBLAS_OP_T; }
+static inline cusolverEigMode_t gs_eig(char job)
+{
+    return job == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+}
+
+/* The scalar 1 in a precision's layout (a complex one is 1 and 0), and 0 in any, for cuBLAS's host scalars. */
+static inline const void *gs_one(int prec)
+{
+    static const _Alignas(16) float one_f[2] = {1, 0};
+    static const _Alignas(16) double one_d[2] = {1, 0};
+    return prec == GS_P_S || prec == GS_P_C ? (const void *)one_f : (const void *)one_d;
+}
+static inline const void *gs_zero(void)
+{
+    static const _Alignas(16) double zero[2] = {0, 0};
+    return zero;
+}
+
+#endif

@@ -1,0 +1,58 @@
+/* The one dispatcher (dispatch.h): the steps every intercepted call takes, whatever its family.  A call leaves
+ * for the CPU library at the first step that says so, with the reason in the log; the order of the steps puts
+ * the cheap ones first, so that a small call costs a few checks (bench/overhead.c). */
+#include "dispatch/dispatch.h"
+
+/* After the policy and the family chose the GPU: bring it up, run the operation there, or fall back. */
+static int gs_dispatch_gpu(gs_call_t *c, const gs_family_t *f, void *args, const gs_operands_t *o)
+{
+    if (gs_gpu_acquire(c) != GS_OK)
+        return gs_call_cpu(c, c->why), GS_RUN_CPU;
+    int rc = gs_backend->op[gs_routines[c->routine].op](c, args, o);
+    if (rc != GS_OK && rc != GS_EEXACT)
+        gs_gpu_failed(c, rc);
+    gs_gpu_release();
+    if (rc != GS_OK)
+        return gs_call_cpu(c, c->why), GS_RUN_CPU;
+    if (f->gpu_done)
+        f->gpu_done(args);
+    c->where = GS_WHERE_GPU;
+    return GS_RUN_DONE;
+}
+
+int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args)
+{
+    if (!gs_call_begin(c, e))
+        return gs_call_cpu(c, NULL), GS_RUN_CPU;
+    if (c->timed)
+        f->describe(c, args);
+    const char *why = f->check(args);
+    if (why)
+        return gs_call_cpu(c, why), GS_RUN_CPU;
+    c->flops = f->flops(args);
+    bool capable = gs_backend->op[gs_routines[c->routine].op] != NULL;
+    if (gs_policy_decide(c, capable) == GS_WHERE_CPU)
+        return gs_call_cpu(c, c->why), GS_RUN_CPU;
+    /* Only a call the policy sends to the GPU pays for these checks (the SVD's scan of A among them). */
+    if (f->exact && (why = f->exact(args)) != NULL)
+        return gs_call_cpu(c, why), GS_RUN_CPU;
+    gs_operands_t o;
+    f->operands(args, &o);
+    if (gs_policy_model(c, gs_backend->traffic(c, &o)) == GS_WHERE_CPU)
+        return gs_call_cpu(c, c->why), GS_RUN_CPU;
+    if (!f->has_work || !f->has_work(args))
+        return gs_dispatch_gpu(c, f, args, &o);
+    /* The query is a call into the CPU library: the thread is marked as inside it. */
+    gs_call_cpu(c, c->why);
+    return GS_RUN_QUERY;
+}
+
+int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)
+{
+    int r = f->queried(c, args);
+    if (r != GS_RUN_QUERY)
+        return r;
+    gs_operands_t o; /* the same as gs_dispatch found: a function of the arguments alone */
+    f->operands(args, &o);
+    return gs_dispatch_gpu(c, f, args, &o);
+}

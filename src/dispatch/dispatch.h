@@ -1,0 +1,54 @@
+/* The one dispatcher of every family of routines (BLAS, LAPACK; FFTW next).  An entry point fills its family's
+ * normalised arguments and hands them, with the family's descriptor, to gs_dispatch, which runs the same steps
+ * for every family: describe the call for the log, check it, ask the policy, find its operands and what moving
+ * them costs, make the CPU library's workspace query where the routine has one, run it on the GPU through the
+ * backend table, and otherwise leave it to the CPU library.  src/README.md lists what a new family provides. */
+#ifndef GS_DISPATCH_H
+#define GS_DISPATCH_H
+
+#include "dispatch/backend.h"
+
+/* What a family provides.  args is the family's normalised argument struct, filled by the entry point. */
+typedef struct {
+    /* Sizes and option letters for the log (c->dim, c->dim_names, c->opts); called only for a logged call. */
+    void (*describe)(gs_call_t *c, const void *args);
+    /* A reason the call must stay on the CPU whatever the policy says ("invalid arguments": the CPU library
+     * reports them; a form the GPU path lacks), or NULL.  Cheap: every call passes here. */
+    const char *(*check)(const void *args);
+    /* Floating-point operations of the call, for the policy. */
+    double (*flops)(const void *args);
+    /* A reason the GPU cannot give the CPU library's exact result (after the policy chose the GPU, so it may
+     * scan the data), or NULL.  May be NULL itself. */
+    const char *(*exact)(const void *args);
+    /* The matrices the GPU path moves, in a fixed order per operation (gs_operands_t). */
+    void (*operands)(const void *args, gs_operands_t *o);
+    /* Whether the routine takes a workspace, so that the CPU library's workspace query must run first (the
+     * entry makes it, see GS_RUN_QUERY).  NULL, with queried, for a family without workspaces. */
+    bool (*has_work)(const void *args);
+    /* After the query: GS_RUN_QUERY to go on to the GPU; GS_RUN_CPU when the call must run on the CPU (the
+     * caller's workspace is below the optimum), or GS_RUN_DONE when the query has finished it (an invalid
+     * argument, which the CPU library reported), with the reason in c->why. */
+    int (*queried)(gs_call_t *c, const void *args);
+    /* After the GPU completed the call: outputs that are the family's, not an operand's (INFO = 0). */
+    void (*gpu_done)(const void *args);
+} gs_family_t;
+
+/* The GPU's state (gpu.c). */
+/* Brings the GPU up on first use and takes the GPU lock.  0 with the lock held and c->dev set; otherwise negative with the
+ * reason in c->why and no lock held.  Always fails in a forked child, which must not call CUDA. */
+GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
+GS_HIDDEN void gs_gpu_release(void);
+/* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */
+GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);
+
+/* What gs_dispatch returns.  DONE: the GPU completed the call.  CPU: the call runs on the CPU; c->real is the
+ * CPU library's entry (NULL when no loaded library has it, reported once), to call with the original
+ * arguments before gs_call_end.  QUERY: the GPU should take the call and the routine has a workspace: the
+ * entry makes the CPU library's workspace query (LWORK = -1) through c->real, which leaves the optimal sizes in
+ * the workspaces' first elements as the routine itself would on exit, then calls gs_dispatch_queried, which
+ * returns DONE or CPU. */
+enum { GS_RUN_DONE, GS_RUN_CPU, GS_RUN_QUERY };
+GS_HIDDEN int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args);
+GS_HIDDEN int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args);
+
+#endif
