@@ -20,19 +20,11 @@ static int gs_dispatch_gpu(gs_call_t *c, const gs_family_t *f, void *args, const
     return GS_RUN_DONE;
 }
 
-int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args)
+/* The steps after the policy's threshold said GPU; apart, so that the many small calls that stop before it
+ * run through a short function (bench/overhead.c). */
+static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_family_t *f, void *args)
 {
-    if (!gs_call_begin(c, e))
-        return gs_call_cpu(c, NULL), GS_RUN_CPU;
-    if (c->timed)
-        f->describe(c, args);
-    const char *why = f->check(args);
-    if (why)
-        return gs_call_cpu(c, why), GS_RUN_CPU;
-    c->flops = f->flops(args);
-    bool capable = gs_backend->op[gs_routines[c->routine].op] != NULL;
-    if (gs_policy_decide(c, capable) == GS_WHERE_CPU)
-        return gs_call_cpu(c, c->why), GS_RUN_CPU;
+    const char *why;
     /* Only a call the policy sends to the GPU pays for these checks (the SVD's scan of A among them). */
     if (f->exact && (why = f->exact(args)) != NULL)
         return gs_call_cpu(c, why), GS_RUN_CPU;
@@ -45,6 +37,21 @@ int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args)
     /* The query is a call into the CPU library: the thread is marked as inside it. */
     gs_call_cpu(c, c->why);
     return GS_RUN_QUERY;
+}
+
+int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args)
+{
+    if (!gs_call_begin(c, e))
+        return gs_call_cpu(c, NULL), GS_RUN_CPU;
+    if (c->timed)
+        f->describe(c, args);
+    const char *why = f->check(c, args);
+    if (why)
+        return gs_call_cpu(c, why), GS_RUN_CPU;
+    bool capable = gs_backend->op[gs_routines[c->routine].op] != NULL;
+    if (gs_policy_decide(c, capable) == GS_WHERE_CPU)
+        return gs_call_cpu(c, c->why), GS_RUN_CPU;
+    return gs_dispatch_further(c, f, args);
 }
 
 int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)

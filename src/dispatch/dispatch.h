@@ -13,10 +13,10 @@ typedef struct {
     /* Sizes and option letters for the log (c->dim, c->dim_names, c->opts); called only for a logged call. */
     void (*describe)(gs_call_t *c, const void *args);
     /* A reason the call must stay on the CPU whatever the policy says ("invalid arguments": the CPU library
-     * reports them; a form the GPU path lacks), or NULL.  Cheap: every call passes here. */
-    const char *(*check)(const void *args);
-    /* Floating-point operations of the call, for the policy. */
-    double (*flops)(const void *args);
+     * reports them; a form the GPU path lacks), or NULL after setting c->flops, the call's floating-point
+     * operations, for the policy.  Cheap: every call passes here, and it is the one indirect call that a small
+     * call makes besides the policy's (bench/overhead.c). */
+    const char *(*check)(gs_call_t *c, const void *args);
     /* A reason the GPU cannot give the CPU library's exact result (after the policy chose the GPU, so it may
      * scan the data), or NULL.  May be NULL itself. */
     const char *(*exact)(const void *args);

@@ -249,8 +249,8 @@ static void gs_blas_describe(gs_call_t *c, const void *args)
 }
 
 /* Invalid arguments (the CPU library reports them), or what the GPU path cannot do although they are valid: a
- * reason, or NULL. */
-static const char *gs_blas_check(const void *args)
+ * reason; or NULL, with the flops set. */
+static const char *gs_blas_check(gs_call_t *c, const void *args)
 {
     const gs_blas_t *p = args;
     if (!p->valid)
@@ -259,17 +259,12 @@ static const char *gs_blas_check(const void *args)
         return "negative increment";
     if (p->op == GS_OP_gemv && p->trans == 'c')
         return "row-major conjugate transpose";
+    c->flops = gs_blas_flops(p);
     return NULL;
-}
-
-static double gs_blas_flops_of(const void *args)
-{
-    return gs_blas_flops(args);
 }
 
 const gs_family_t gs_blas_family = {
     .describe = gs_blas_describe,
     .check = gs_blas_check,
-    .flops = gs_blas_flops_of,
     .operands = gs_blas_operands,
 };

@@ -215,9 +215,8 @@ static int gs_lapack_matrices(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *
 }
 
 /* Floating-point operations, by the usual counts (LAPACK Working Note 41); complex ones count 4 times. */
-static double gs_lapack_flops(const void *args)
+static double gs_lapack_flops(const gs_lapack_t *p)
 {
-    const gs_lapack_t *p = args;
     double m = (double)p->m, n = (double)p->n, k = (double)p->k, r = (double)p->nrhs;
     double mn = m < n ? m : n, f;
     switch (p->op) {
@@ -349,14 +348,16 @@ static double gs_work_size(const gs_lapack_t *p, const void *w, bool integer)
     return p->prec == GS_P_S || p->prec == GS_P_C ? (double)*(const float *)w : *(const double *)w;
 }
 
-/* Invalid arguments (the CPU library reports them) and workspace queries stay on the CPU. */
-static const char *gs_lapack_check(const void *args)
+/* Invalid arguments (the CPU library reports them) and workspace queries stay on the CPU; otherwise NULL, with
+ * the flops set. */
+static const char *gs_lapack_check(gs_call_t *c, const void *args)
 {
     const gs_lapack_t *p = args;
     if (!p->valid)
         return "invalid arguments";
     if (p->lwork == -1 || p->lrwork == -1 || p->liwork == -1)
         return "workspace query";
+    c->flops = gs_lapack_flops(p);
     return NULL;
 }
 
@@ -390,7 +391,6 @@ static void gs_lapack_gpu_done(const void *args)
 const gs_family_t gs_lapack_family = {
     .describe = gs_lapack_describe,
     .check = gs_lapack_check,
-    .flops = gs_lapack_flops,
     .exact = gs_lapack_exact,
     .operands = gs_lapack_operands,
     .has_work = gs_lapack_has_work,
