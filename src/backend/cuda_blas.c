@@ -97,6 +97,7 @@ const gs_backend_t gs_cuda_backend = {
             [GS_OP_gemv] = gs_cuda_blas,
 #define GS_X_LAPACK(op, family, dims) GS_X_LAPACK_##family(op)
 #define GS_X_LAPACK_BLAS(op)
+#define GS_X_LAPACK_FFTW(op) /* no FFT member yet: every execute stays on the CPU */
 #define GS_X_LAPACK_LAPACK(op) [GS_OP_##op] = gs_cuda_lapack,
 #define GS_OP GS_X_LAPACK
 #include "core/routines.def"

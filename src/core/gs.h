@@ -51,7 +51,7 @@ typedef enum {
 } gs_op_t;
 
 /* The families of routines, each served by one descriptor (dispatch/dispatch.h). */
-typedef enum { GS_FAMILY_BLAS, GS_FAMILY_LAPACK, GS_NFAMILIES } gs_family_id_t;
+typedef enum { GS_FAMILY_BLAS, GS_FAMILY_LAPACK, GS_FAMILY_FFTW, GS_NFAMILIES } gs_family_id_t;
 
 /* An operation's facts from the table. */
 typedef struct {
@@ -219,6 +219,9 @@ typedef struct {
     int64_t dim[3];       /* sizes in the order of dim_names */
     const char *dim_names; /* "mnk", "mn", "nk", "n" */
     char opts[6];         /* option letters in argument order, e.g. "NT" */
+    uint8_t shape_rank;   /* a transform's rank, for the log's "kind" and "shape"; 0 (set when timed): none */
+    const char *kind;     /* the transform's kind ("dft", "r2c", "c2r") when shape_rank > 0 */
+    const int64_t *shape; /* its shape_rank logical sizes, owned by the family's arguments */
     void *real;           /* the CPU library's entry to call when the call stays on the CPU */
 } gs_call_t;
 
@@ -253,8 +256,10 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->track_ns = 0;
     c->flops = 0;
     c->timed = gs.opt.log || gs.opt.summary;
-    if (c->timed)
+    if (c->timed) {
         c->t0 = gs_now_ns();
+        c->shape_rank = 0;
+    }
     return true;
 }
 
@@ -293,6 +298,10 @@ GS_HIDDEN void gs_call_why(gs_call_t *c, const char *fmt, ...) GS_PRINTF(2, 3);
 /* The CPU library's definition of entry e, resolved once: first dlsym(RTLD_NEXT), then every loaded object
  * (Python opens extension modules and their BLAS with RTLD_LOCAL, out of RTLD_NEXT's sight).  Never returns
  * a symbol of gpushim itself.  NULL when no loaded object defines it.  Declared above, with the call. */
+
+/* The CPU library's definition of a symbol outside the routine table (FFTW's planners), found as gs_real finds an
+ * entry's, never cached: the caller keeps it.  NULL when no loaded object defines it. */
+GS_HIDDEN void *gs_real_symbol(const char *symbol);
 
 /* ---- log and summary (log.c, write.c) ----------------------------------------------------------------- */
 

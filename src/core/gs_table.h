@@ -25,6 +25,8 @@
 #define GS_CONV_CBLAS(X, ID, P, name)     GS_SPELL_CBLAS(X, ID, P, name)
 #define GS_CONV_F77_CBLAS(X, ID, P, name) GS_SPELL_F77(X, ID, P, name) GS_SPELL_CBLAS(X, ID, P, name)
 #define GS_CONV_LAPACK(X, ID, P, name)    GS_SPELL_F77(X, ID, P, name)
+/* FFTW's symbols are the routines' names as they are (fftw_execute_dft); FFTW has no 64-bit-integer build. */
+#define GS_CONV_FFTW(X, ID, P, name)      X(ID, P, name, FFTW, 32)
 
 /* To visit every exported symbol:
  *     #define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(X, ID, P, name)
@@ -33,5 +35,17 @@
 /* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
 #define GS_MEMORY_HOOKS(X) \
     X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mmap) X(mmap64)
+
+/* And FFTW's planners, destroy_plan and cleanup for double (fftw_) and single (fftwf_) precision: exported,
+ * passed to the real FFTW, but not calls of the table (families/fftw/planners.c records their plans). */
+#define GS_FFTW_PLANNERS_OF(X, pre) \
+    X(pre##plan_dft_1d) X(pre##plan_dft_2d) X(pre##plan_dft_3d) X(pre##plan_dft) \
+    X(pre##plan_dft_r2c_1d) X(pre##plan_dft_r2c_2d) X(pre##plan_dft_r2c_3d) X(pre##plan_dft_r2c) \
+    X(pre##plan_dft_c2r_1d) X(pre##plan_dft_c2r_2d) X(pre##plan_dft_c2r_3d) X(pre##plan_dft_c2r) \
+    X(pre##plan_many_dft) X(pre##plan_many_dft_r2c) X(pre##plan_many_dft_c2r) \
+    X(pre##plan_guru_dft) X(pre##plan_guru_dft_r2c) X(pre##plan_guru_dft_c2r) \
+    X(pre##plan_guru64_dft) X(pre##plan_guru64_dft_r2c) X(pre##plan_guru64_dft_c2r) \
+    X(pre##destroy_plan) X(pre##cleanup)
+#define GS_FFTW_PLANNERS(X) GS_FFTW_PLANNERS_OF(X, fftw_) GS_FFTW_PLANNERS_OF(X, fftwf_)
 
 #endif

@@ -76,3 +76,8 @@ void *gs_real(unsigned e)
         gs_msg("no loaded library provides %s: calls to it that stay on the CPU are skipped", gs_entries[e].symbol);
     return f;
 }
+
+void *gs_real_symbol(const char *symbol)
+{
+    return gs_real_lookup(symbol);
+}

@@ -1,4 +1,4 @@
-/* The one dispatcher of every family of routines (BLAS, LAPACK; FFTW next).  An entry point fills its family's
+/* The one dispatcher of every family of routines (BLAS, LAPACK, FFTW).  An entry point fills its family's
  * normalised arguments and hands them, with the family's descriptor, to gs_dispatch, which runs the same steps
  * for every family: describe the call for the log, check it, ask the policy, find its operands and what moving
  * them costs, make the CPU library's workspace query where the routine has one, run it on the GPU through the

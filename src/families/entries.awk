@@ -9,6 +9,7 @@ out == "c" && NR == 1 {
     print "/* Every exported entry point: for each symbol of the routine table (src/core/routines.def), its"
     print " * parameters and its operation's template.  Written by src/families/entries.awk (Makefile). */"
     print "#include \"families/lapack/glue_lapack.h\""
+    print "#include \"families/fftw/glue_fftw.h\""
 }
 out == "c" && /^GS_T_(OP|ROUTINE|ENTRY)$/ { kind = $0; k = 0; next }
 out == "c" && $0 != "" {

@@ -166,8 +166,8 @@ void gs_log_call(const gs_call_t *c, double seconds)
         return;
     const gs_routine_info_t *r = &gs_routines[c->routine];
     /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites by theirs, names by the
-     * table, numbers by their formats): a record takes under 1600 bytes, so the appends below cannot overrun
-     * buf. */
+     * table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under 1800 bytes, so
+     * the appends below cannot overrun buf. */
     char why[GS_WHY_MAX + 112], buf[2048], site[300] = "", native[200] = "", esite[320], enative[220];
     gs_json_escape(why, sizeof why, c->why);
     if (gs.opt.sites != GS_SITES_OFF) {
@@ -183,6 +183,12 @@ void gs_log_call(const gs_call_t *c, double seconds)
     for (int i = 0; c->dim_names && c->dim_names[i]; i++)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"%c\":%lld", c->dim_names[i],
                         (long long)c->dim[i]);
+    if (c->shape_rank) { /* a transform: its kind and logical sizes (at most 8, by the FFTW family) */
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"kind\":\"%s\",\"shape\":[", c->kind);
+        for (int i = 0; i < c->shape_rank && i < 8; i++)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", i ? "," : "", (long long)c->shape[i]);
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "]");
+    }
     len += snprintf(buf + len, sizeof buf - (size_t)len,
                     ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"
                     "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"cache_hits\":%u,\"bytes_saved\":%llu,\"track_us\":%.1f,"

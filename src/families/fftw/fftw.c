@@ -1,0 +1,172 @@
+/* The FFTW family: plans' geometry from the planners' arguments, an execute's arguments from its plan's
+ * entry in the registry, and the family's descriptor for the dispatcher: the transform's shape for the log,
+ * what the GPU path will not take, its flops and its operands. */
+#include <math.h>
+#include <string.h>
+
+#include "families/fftw/fftw.h"
+
+static const char *const gs_fftw_kind_names[] = {"dft", "r2c", "c2r"};
+
+static void gs_fftw_geom_start(gs_fftw_geom_t *g, int kind, int prec, int sign, int rank, int howmany_rank,
+                               const void *in, const void *out, unsigned flags)
+{
+    memset(g, 0, sizeof *g);
+    g->kind = (uint8_t)kind, g->prec = (uint8_t)prec, g->sign = (int8_t)sign;
+    g->rank = rank, g->howmany_rank = howmany_rank;
+    g->truncated = rank < 0 || howmany_rank < 0 || rank + howmany_rank > GS_FFTW_DIMS_MAX;
+    g->in = in, g->out = out, g->inplace = in == out, g->flags = flags;
+}
+
+/* The physical size of dimension i of one side: its nembed, or n with FFTW's r2c/c2r padding (rdft2_pad). */
+static int64_t gs_fftw_phys(const gs_fftw_geom_t *g, const int *n, const int *nembed, int i, bool complex_side)
+{
+    if (nembed)
+        return nembed[i];
+    if (g->kind == GS_FFTW_DFT || i < g->rank - 1)
+        return n[i];
+    return complex_side ? n[i] / 2 + 1 : g->inplace ? 2 * (n[i] / 2 + 1) : n[i];
+}
+
+void gs_fftw_geom_many(gs_fftw_geom_t *g, int kind, int prec, int sign, int rank, const int *n, int howmany,
+                       const void *in, const int *inembed, int istride, int idist, const void *out,
+                       const int *onembed, int ostride, int odist, unsigned flags)
+{
+    gs_fftw_geom_start(g, kind, prec, sign, rank, 1, in, out, flags);
+    if (g->truncated)
+        return;
+    /* Row-major: dimension i's stride is the last one's times the physical sizes after it. */
+    bool ci = kind != GS_FFTW_R2C, co = kind != GS_FFTW_C2R; /* whether each side is complex */
+    int64_t is = istride, os = ostride;
+    for (int i = rank - 1; i >= 0; i--) {
+        g->dims[i] = (gs_fftw_dim_t){n[i], is, os};
+        is *= gs_fftw_phys(g, n, inembed, i, ci);
+        os *= gs_fftw_phys(g, n, onembed, i, co);
+    }
+    g->dims[rank] = (gs_fftw_dim_t){howmany, idist, odist};
+}
+
+void gs_fftw_geom_guru(gs_fftw_geom_t *g, int kind, int prec, int sign, int rank, const void *dims,
+                       int howmany_rank, const void *hdims, bool wide, const void *in, const void *out,
+                       unsigned flags)
+{
+    gs_fftw_geom_start(g, kind, prec, sign, rank, howmany_rank, in, out, flags);
+    if (g->truncated)
+        return;
+    for (int i = 0; i < rank + howmany_rank; i++) {
+        const void *d = i < rank ? dims : hdims;
+        int j = i < rank ? i : i - rank;
+        if (wide) {
+            const ptrdiff_t *v = (const ptrdiff_t *)d + 3 * j; /* fftw_iodim64: n, is, os */
+            g->dims[i] = (gs_fftw_dim_t){v[0], v[1], v[2]};
+        } else {
+            const int *v = (const int *)d + 3 * j; /* fftw_iodim */
+            g->dims[i] = (gs_fftw_dim_t){v[0], v[1], v[2]};
+        }
+    }
+}
+
+void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, void *out)
+{
+    p->op = gs_routines[gs_entries[e].routine].op;
+    p->known = plan && gs_fftw_lookup(plan, &p->g);
+    if (p->op == GS_OP_fftexec && p->known)
+        in = p->g.in, out = (void *)p->g.out;
+    p->in = in, p->out = out;
+}
+
+/* Points of one transform and how many transforms; 0 and 0 for an unknown or truncated plan. */
+static void gs_fftw_counts(const gs_fftw_t *p, double *points, double *howmany)
+{
+    *points = *howmany = 0;
+    if (!p->known || p->g.truncated)
+        return;
+    *points = *howmany = 1;
+    for (int i = 0; i < p->g.rank + p->g.howmany_rank; i++)
+        *(i < p->g.rank ? points : howmany) *= (double)p->g.dims[i].n;
+}
+
+static void gs_fftw_describe(gs_call_t *c, const void *args)
+{
+    gs_fftw_t *p = (gs_fftw_t *)args;
+    double points, howmany;
+    gs_fftw_counts(p, &points, &howmany);
+    c->dim_names = gs_ops[p->op].dims;
+    c->dim[0] = (int64_t)points, c->dim[1] = (int64_t)howmany;
+    c->opts[0] = 0;
+    if (!p->known || p->g.truncated)
+        return;
+    c->opts[0] = p->g.sign < 0 ? 'F' : 'B';
+    c->opts[1] = p->g.inplace ? 'I' : 0;
+    c->opts[2] = 0;
+    for (int i = 0; i < p->g.rank; i++)
+        p->shape[i] = p->g.dims[i].n;
+    c->kind = gs_fftw_kind_names[p->g.kind];
+    c->shape = p->shape;
+    c->shape_rank = (uint8_t)p->g.rank;
+}
+
+/* The execute each kind of plan takes: execute takes any. */
+static bool gs_fftw_matches(const gs_fftw_t *p)
+{
+    static const uint8_t kind_of[] = {[GS_OP_fftdft] = GS_FFTW_DFT, [GS_OP_fftr2c] = GS_FFTW_R2C,
+                                      [GS_OP_fftc2r] = GS_FFTW_C2R};
+    return p->op == GS_OP_fftexec || kind_of[p->op] == p->g.kind;
+}
+
+/* What the GPU path will not take (cuFFT's ranks 1 to 3, one howmany dimension), or NULL with the flops set:
+ * 5 N log2 N per transform, halved for r2c and c2r. */
+static const char *gs_fftw_check(gs_call_t *c, const void *args)
+{
+    const gs_fftw_t *p = args;
+    if (!p->known)
+        return "unknown plan";
+    if (!gs_fftw_matches(p))
+        return "plan of another kind";
+    if (p->g.truncated || p->g.rank > 3)
+        return "rank above 3";
+    if (p->g.rank == 0)
+        return "rank 0";
+    if (p->g.howmany_rank > 1)
+        return "howmany rank above 1";
+    double points, howmany;
+    gs_fftw_counts(p, &points, &howmany);
+    c->flops = points > 1 ? 5 * points * log2(points) * howmany : 0;
+    if (p->g.kind != GS_FFTW_DFT)
+        c->flops /= 2;
+    return NULL;
+}
+
+/* Real elements from the first to the last one that a side touches: its dimensions' spans (the complex side of
+ * r2c and c2r has n / 2 + 1 in the last one), two reals per complex element. */
+static int64_t gs_fftw_span(const gs_fftw_geom_t *g, bool out)
+{
+    bool complex_side = out ? g->kind != GS_FFTW_C2R : g->kind != GS_FFTW_R2C;
+    int64_t span = 1;
+    for (int i = 0; i < g->rank + g->howmany_rank; i++) {
+        int64_t n = g->dims[i].n, s = out ? g->dims[i].os : g->dims[i].is;
+        if (i == g->rank - 1 && complex_side && g->kind != GS_FFTW_DFT)
+            n = n / 2 + 1;
+        if (n <= 0)
+            return 0;
+        span += (n - 1) * (s < 0 ? -s : s);
+    }
+    return complex_side ? 2 * span : span;
+}
+
+static void gs_fftw_operands(const void *args, gs_operands_t *o)
+{
+    const gs_fftw_t *p = args;
+    o->n = 2;
+    o->es = gs_prec_size(p->g.prec) / 2;
+    o->scratch_only = 0;
+    int64_t ni = gs_fftw_span(&p->g, false), no = gs_fftw_span(&p->g, true);
+    o->o[0] = (gs_operand_t){p->in, 1, ni, 1, 1, 0};
+    o->o[1] = (gs_operand_t){p->out, 1, no, 1, 0, 1};
+}
+
+const gs_family_t gs_fftw_family = {
+    .describe = gs_fftw_describe,
+    .check = gs_fftw_check,
+    .operands = gs_fftw_operands,
+};

@@ -1,0 +1,79 @@
+/* FFTW3 in one normalised form: a plan's geometry as the guru interface describes it (each dimension's size
+ * and input and output strides, then the howmany dimensions), kept per plan by the registry (registry.c) from
+ * the planner's arguments, and the arguments of one execute, which the dispatcher takes with the family's
+ * descriptor (fftw.c). */
+#ifndef GS_FFTW_H
+#define GS_FFTW_H
+
+#include <stddef.h>
+
+#include "dispatch/dispatch.h"
+
+/* The kinds of transform the planners make. */
+typedef enum { GS_FFTW_DFT, GS_FFTW_R2C, GS_FFTW_C2R } gs_fftw_kind_t;
+
+/* Most dimensions (rank and howmany together) a geometry records; a plan with more is recorded as truncated. */
+#define GS_FFTW_DIMS_MAX 8
+
+/* One dimension: its logical size (a real array's for r2c and c2r, whose complex side has n / 2 + 1 in the
+ * last dimension) and strides in elements of each side's type (real or complex), as FFTW's guru interface. */
+typedef struct {
+    int64_t n, is, os;
+} gs_fftw_dim_t;
+
+typedef struct {
+    const void *plan;   /* the plan FFTW returned: the registry's key */
+    uint8_t kind;       /* gs_fftw_kind_t */
+    uint8_t prec;       /* GS_P_Z for fftw_, GS_P_C for fftwf_ */
+    int8_t sign;        /* FFTW_FORWARD (-1) or FFTW_BACKWARD (+1); r2c is forward, c2r backward */
+    bool truncated;     /* rank + howmany_rank > GS_FFTW_DIMS_MAX: dims holds none of them */
+    bool inplace;       /* planned with the input and output at one address */
+    int rank, howmany_rank;
+    gs_fftw_dim_t dims[GS_FFTW_DIMS_MAX]; /* the rank dimensions, then the howmany ones */
+    const void *in, *out; /* the arrays planned with */
+    unsigned flags;
+} gs_fftw_geom_t;
+
+/* ---- the plan registry (registry.c) ------------------------------------------------------------------- */
+
+/* Records g under g->plan, replacing what that pointer had.  0, or GS_ENOMEM (the plan stays unknown: its
+ * executes run on the CPU as "unknown plan"). */
+GS_HIDDEN int gs_fftw_register(const gs_fftw_geom_t *g);
+/* Copies plan's geometry into g: true when the plan is known. */
+GS_HIDDEN bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g);
+/* Drops plan's entry (destroy_plan), or every entry of one precision (cleanup: fftw_cleanup makes every
+ * fftw_ plan undefined, leaving the fftwf_ ones). */
+GS_HIDDEN void gs_fftw_forget(const void *plan);
+GS_HIDDEN void gs_fftw_forget_all(int prec);
+
+/* ---- geometry from the planners' arguments (fftw.c) --------------------------------------------------- */
+
+/* The advanced interface (the basic one is its case howmany = 1, NULL nembed, strides 1): nembed NULL means n,
+ * with FFTW's padding of an in-place r2c or c2r's real side to 2 (n / 2 + 1) in the last dimension. */
+GS_HIDDEN void gs_fftw_geom_many(gs_fftw_geom_t *g, int kind, int prec, int sign, int rank, const int *n,
+                                 int howmany, const void *in, const int *inembed, int istride, int idist,
+                                 const void *out, const int *onembed, int ostride, int odist, unsigned flags);
+/* The guru interfaces: dims and hdims are fftw_iodim (int) or, with wide, fftw_iodim64 (ptrdiff_t) arrays. */
+GS_HIDDEN void gs_fftw_geom_guru(gs_fftw_geom_t *g, int kind, int prec, int sign, int rank, const void *dims,
+                                 int howmany_rank, const void *hdims, bool wide, const void *in, const void *out,
+                                 unsigned flags);
+
+/* ---- one execute ------------------------------------------------------------------------------------- */
+
+typedef struct {
+    uint8_t op;          /* gs_op_t: fftexec, fftdft, fftr2c or fftc2r */
+    bool known;          /* the plan is in the registry */
+    gs_fftw_geom_t g;    /* its geometry when known */
+    const void *in;      /* the arrays this execute reads and writes: the plan's, or the new-array execute's */
+    void *out;
+    int64_t shape[GS_FFTW_DIMS_MAX]; /* the logical sizes, for the log (describe) */
+} gs_fftw_t;
+
+/* Fills p for an execute of plan through entry e; in and out are NULL for fftw_execute (the plan's arrays). */
+GS_HIDDEN void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, void *out);
+
+/* The FFTW family's descriptor for the dispatcher (dispatch/dispatch.h).  Its operands are the input and the
+ * output region, each one row of real elements spanning what the transform touches; no workspace. */
+GS_HIDDEN extern const gs_family_t gs_fftw_family;
+
+#endif
