@@ -147,7 +147,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
-	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so
+	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -184,6 +184,10 @@ $(B)/tests/libsites_replaced.so: tests/progs/sites_lib.c | $(B)/tests
 # the shim.
 $(B)/tests/nested: tests/progs/nested.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 -lm
+
+# Plans of every FFTW planner kind, both precisions (tests/t_fftw.sh).
+$(B)/tests/fft_plans: tests/progs/fft_plans.c tests/progs/fft_plans.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lfftw3f -lm
 
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
