@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "families/blas/blas.h"
+#include "families/fftw/fftw.h"
 #include "core/gs.h"
 #include "log/site.h"
 #include "memory/wp.h"
@@ -487,6 +488,67 @@ START_TEST(test_wp_protect)
 }
 END_TEST
 
+/* ---- fftw --------------------------------------------------------------------------------------------- */
+
+/* Strides from the advanced interface, as FFTW's rdft2_pad and mktensor_rowmajor make them. */
+START_TEST(test_fftw_geometry)
+{
+    double buf[4] = {0};
+    const int n[] = {6, 10};
+    gs_fftw_geom_t g;
+    /* In-place r2c with NULL nembed: the real side's last dimension is padded to 2 (10 / 2 + 1) = 12. */
+    gs_fftw_geom_many(&g, GS_FFTW_R2C, GS_P_Z, -1, 2, n, 3, buf, NULL, 1, 72, buf, NULL, 1, 36, 0);
+    ck_assert(g.inplace && !g.truncated && g.rank == 2 && g.howmany_rank == 1);
+    ck_assert(g.dims[0].n == 6 && g.dims[0].is == 12 && g.dims[0].os == 6);
+    ck_assert(g.dims[1].n == 10 && g.dims[1].is == 1 && g.dims[1].os == 1);
+    ck_assert(g.dims[2].n == 3 && g.dims[2].is == 72 && g.dims[2].os == 36);
+    /* Out of place, the real side is not padded; an explicit nembed is taken as it is. */
+    gs_fftw_geom_many(&g, GS_FFTW_C2R, GS_P_C, 1, 2, n, 1, buf, NULL, 2, 0, buf + 2, NULL, 1, 0, 0);
+    ck_assert(!g.inplace && g.dims[0].is == 12 && g.dims[0].os == 10);
+    const int emb[] = {8, 12};
+    gs_fftw_geom_many(&g, GS_FFTW_DFT, GS_P_Z, 1, 2, n, 1, buf, emb, 1, 0, buf + 2, emb, 3, 0, 0);
+    ck_assert(g.dims[0].is == 12 && g.dims[0].os == 36 && g.dims[1].os == 3);
+    /* Guru64: dimensions as given; more than GS_FFTW_DIMS_MAX in all is truncated. */
+    const ptrdiff_t d64[] = {16, 1, 8, 4, 16, 1};
+    gs_fftw_geom_guru(&g, GS_FFTW_DFT, GS_P_Z, -1, 1, d64, 1, d64 + 3, true, buf, buf + 2, 0);
+    ck_assert(g.dims[0].n == 16 && g.dims[0].os == 8 && g.dims[1].n == 4 && g.dims[1].is == 16);
+    gs_fftw_geom_guru(&g, GS_FFTW_DFT, GS_P_Z, -1, 5, d64, 4, d64, true, buf, buf, 0);
+    ck_assert(g.truncated);
+    /* The descriptor's check: flops 5 N log2 N times howmany; a negative stride stays on the CPU. */
+    gs_call_t c;
+    gs_fftw_t p = {.op = GS_OP_fftexec, .known = true};
+    gs_fftw_geom_guru(&p.g, GS_FFTW_DFT, GS_P_Z, -1, 1, d64, 1, d64 + 3, true, buf, buf + 2, 0);
+    ck_assert_ptr_null(gs_fftw_family.check(&c, &p));
+    ck_assert(c.flops == 5 * 16 * 4 * 4);
+    p.g.dims[0].is = -1;
+    ck_assert_str_eq(gs_fftw_family.check(&c, &p), "negative stride");
+    p.known = false;
+    ck_assert_str_eq(gs_fftw_family.check(&c, &p), "unknown plan");
+}
+END_TEST
+
+START_TEST(test_fftw_registry)
+{
+    static char plans[3];
+    gs_fftw_geom_t g = {0}, out;
+    for (int i = 0; i < 3; i++) {
+        g.plan = &plans[i], g.prec = i == 2 ? GS_P_C : GS_P_Z, g.rank = i + 1;
+        ck_assert_int_eq(gs_fftw_register(&g), GS_OK);
+    }
+    ck_assert(gs_fftw_lookup(&plans[1], &out) && out.rank == 2);
+    g.plan = &plans[1], g.prec = GS_P_Z, g.rank = 7; /* a pointer handed out again replaces its entry */
+    ck_assert_int_eq(gs_fftw_register(&g), GS_OK);
+    ck_assert(gs_fftw_lookup(&plans[1], &out) && out.rank == 7);
+    gs_fftw_forget(&plans[0]);
+    ck_assert(!gs_fftw_lookup(&plans[0], &out));
+    gs_fftw_forget_all(GS_P_Z); /* fftw_cleanup: the fftwf_ plan stays */
+    ck_assert(!gs_fftw_lookup(&plans[1], &out));
+    ck_assert(gs_fftw_lookup(&plans[2], &out) && out.rank == 3);
+    gs_fftw_forget_all(GS_P_C);
+    ck_assert(!gs_fftw_lookup(&plans[2], &out));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gpushim");
@@ -501,6 +563,7 @@ static Suite *suite(void)
                   test_cblas_letters, test_scalar_zero}},
         {"log", {test_json_escape, test_sites}},
         {"wp", {test_wp_protect}},
+        {"fftw", {test_fftw_geometry, test_fftw_registry}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);

@@ -114,7 +114,8 @@ static bool gs_fftw_matches(const gs_fftw_t *p)
     return p->op == GS_OP_fftexec || kind_of[p->op] == p->g.kind;
 }
 
-/* What the GPU path will not take (cuFFT's ranks 1 to 3, one howmany dimension), or NULL with the flops set:
+/* What the GPU path will not take (cuFFT's ranks 1 to 3, one howmany dimension, no negative stride), or NULL
+ * with the flops set:
  * 5 N log2 N per transform, halved for r2c and c2r. */
 static const char *gs_fftw_check(gs_call_t *c, const void *args)
 {
@@ -129,6 +130,9 @@ static const char *gs_fftw_check(gs_call_t *c, const void *args)
         return "rank 0";
     if (p->g.howmany_rank > 1)
         return "howmany rank above 1";
+    for (int i = 0; i < p->g.rank + p->g.howmany_rank; i++)
+        if (p->g.dims[i].is < 0 || p->g.dims[i].os < 0)
+            return "negative stride"; /* which cuFFT lacks, and the operands' regions assume */
     double points, howmany;
     gs_fftw_counts(p, &points, &howmany);
     c->flops = points > 1 ? 5 * points * log2(points) * howmany : 0;
