@@ -187,7 +187,7 @@ $(B)/tests/nested: tests/progs/nested.c | $(B)/tests
 
 # Plans of every FFTW planner kind, both precisions (tests/t_fftw.sh).
 $(B)/tests/fft_plans: tests/progs/fft_plans.c tests/progs/fft_plans.h | $(B)/tests
-	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lfftw3f -lm
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lfftw3f -lm -ldl
 
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas

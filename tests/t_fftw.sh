@@ -42,6 +42,14 @@ check "call sites: the executes come from the program's own functions (fft_plans
     [ $(count $W/fftw.log -- native=fft_plans:fftw_run) = $(count $W/fftw.log -- 'routine=fftw_*') ] &&
     [ $(count $W/fftw.log -- native=fft_plans:fftwf_run) = $(count $W/fftw.log -- 'routine=fftwf_*') ]"
 
+# A plan the shim never saw made (through FFTW's own handle, as Julia's FFTW.jl plans): FFTW runs it, unknown.
+$P handle >$W/handle.plain
+shim GPUSHIM_LOG=$W/handle.log $P handle >$W/handle.shim
+check "unknown plan: a plan made through FFTW's handle runs as FFTW runs it" \
+    sh -c "[ -s $W/handle.plain ] && cmp -s $W/handle.plain $W/handle.shim"
+check "unknown plan: its execute is logged with the reason, sizes 0 and no shape" \
+    test "$(count $W/handle.log -- routine=fftw_execute 'why=unknown plan' n=0 b=0 shape=None)" = 1
+
 # A plan made before fork is known in the child too (the registry's lock is reset there).
 shim GPUSHIM_LOG=$W/fork.%p.log $P fork >$W/fork.out
 check "fork: the child's execute of the parent's plan gives the parent's result" \
