@@ -516,10 +516,16 @@ START_TEST(test_fftw_geometry)
     ck_assert(g.truncated);
     /* The descriptor's check: flops 5 N log2 N times howmany; a negative stride stays on the CPU. */
     gs_call_t c;
-    gs_fftw_t p = {.op = GS_OP_fftexec, .known = true};
+    gs_fftw_t p = {.op = GS_OP_fftexec, .known = true, .in = buf, .out = buf + 2};
     gs_fftw_geom_guru(&p.g, GS_FFTW_DFT, GS_P_Z, -1, 1, d64, 1, d64 + 3, true, buf, buf + 2, 0);
     ck_assert_ptr_null(gs_fftw_family.check(&c, &p));
     ck_assert(c.flops == 5 * 16 * 4 * 4);
+    p.in = buf, p.out = buf + 2;
+    ck_assert_ptr_null(gs_fftw_family.check(&c, &p));
+    p.in = (char *)buf + 8; /* a new array 8 bytes off the plan's alignment */
+    ck_assert_str_eq(gs_fftw_family.check(&c, &p), "new arrays of another alignment");
+    p.in = p.out;
+    ck_assert_str_eq(gs_fftw_family.check(&c, &p), "new arrays of another placement");
     p.g.dims[0].is = -1;
     ck_assert_str_eq(gs_fftw_family.check(&c, &p), "negative stride");
     p.known = false;

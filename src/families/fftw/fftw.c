@@ -133,6 +133,12 @@ static const char *gs_fftw_check(gs_call_t *c, const void *args)
     for (int i = 0; i < p->g.rank + p->g.howmany_rank; i++)
         if (p->g.dims[i].is < 0 || p->g.dims[i].os < 0)
             return "negative stride"; /* which cuFFT lacks, and the operands' regions assume */
+    /* New arrays must keep the plan's alignment (FFTW's SIMD codelets assume it) and its in-place-ness, as
+     * FFTW's manual requires of the new-array executes: a call that breaks either is FFTW's to run. */
+    if ((((uintptr_t)p->in ^ (uintptr_t)p->g.in) | ((uintptr_t)p->out ^ (uintptr_t)p->g.out)) & 15)
+        return "new arrays of another alignment";
+    if ((p->in == p->out) != p->g.inplace)
+        return "new arrays of another placement";
     double points, howmany;
     gs_fftw_counts(p, &points, &howmany);
     c->flops = points > 1 ? 5 * points * log2(points) * howmany : 0;
