@@ -19,3 +19,18 @@ void gs_call_why(gs_call_t *c, const char *fmt, ...)
     va_end(ap);
     c->why = c->why_buf;
 }
+
+void gs_call_describe(gs_call_t *c, int op, int64_t m, int64_t n, int64_t k, int64_t r, const char *letters,
+                      size_t nletters)
+{
+    c->dim_names = gs_ops[op].dims;
+    for (int i = 0; c->dim_names[i]; i++) {
+        char d = c->dim_names[i];
+        c->dim[i] = d == 'm' ? m : d == 'n' ? n : d == 'k' ? k : r;
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < nletters && j < sizeof c->opts - 1; i++)
+        if (letters[i] >= 'A' && letters[i] <= 'Z')
+            c->opts[j++] = letters[i];
+    c->opts[j] = 0;
+}

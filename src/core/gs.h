@@ -292,6 +292,10 @@ static inline void gs_call_end(gs_call_t *c)
 
 /* Formats a reason into c->why_buf and points c->why at it. */
 GS_HIDDEN void gs_call_why(gs_call_t *c, const char *fmt, ...) GS_PRINTF(2, 3);
+/* For a family's describe: the sizes the operation's dims name ('m', 'n', 'k', and 'r' for right-hand sides)
+ * into c->dim, and the option letters among the n of letters (0 where unused) into c->opts, in order. */
+GS_HIDDEN void gs_call_describe(gs_call_t *c, int op, int64_t m, int64_t n, int64_t k, int64_t r,
+                                const char *letters, size_t nletters);
 
 /* ---- real symbols (real.c) ---------------------------------------------------------------------------- */
 
@@ -299,9 +303,11 @@ GS_HIDDEN void gs_call_why(gs_call_t *c, const char *fmt, ...) GS_PRINTF(2, 3);
  * (Python opens extension modules and their BLAS with RTLD_LOCAL, out of RTLD_NEXT's sight).  Never returns
  * a symbol of gpushim itself.  NULL when no loaded object defines it.  Declared above, with the call. */
 
-/* The CPU library's definition of a symbol outside the routine table (FFTW's planners), found as gs_real finds an
- * entry's, never cached: the caller keeps it.  NULL when no loaded object defines it. */
-GS_HIDDEN void *gs_real_symbol(const char *symbol);
+/* The CPU library's definition of symbol, found as gs_real finds an entry's and kept in *slot; NULL when no
+ * loaded object defines it, reported once (*reported) as "no loaded library provides SYMBOL: OTHERWISE".
+ * gs_real uses it for the table's entries, FFTW's planners for theirs. */
+GS_HIDDEN void *gs_real_resolve(_Atomic(void *) *slot, atomic_bool *reported, const char *symbol,
+                                const char *otherwise);
 
 /* ---- log and summary (log.c, write.c) ----------------------------------------------------------------- */
 

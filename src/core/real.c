@@ -64,20 +64,24 @@ static void *gs_real_lookup(const char *symbol)
     return f;
 }
 
-void *gs_real(unsigned e)
+void *gs_real_resolve(_Atomic(void *) *slot, atomic_bool *reported, const char *symbol, const char *otherwise)
 {
-    void *f = atomic_load_explicit(&gs_real_cache[e], memory_order_acquire);
+    void *f = atomic_load_explicit(slot, memory_order_acquire);
     if (__builtin_expect(f != NULL, 1))
         return f;
-    f = gs_real_lookup(gs_entries[e].symbol);
+    f = gs_real_lookup(symbol);
     if (f)
-        atomic_store_explicit(&gs_real_cache[e], f, memory_order_release);
-    else if (!atomic_exchange(&gs_real_reported[e], true))
-        gs_msg("no loaded library provides %s: calls to it that stay on the CPU are skipped", gs_entries[e].symbol);
+        atomic_store_explicit(slot, f, memory_order_release);
+    else if (!atomic_exchange(reported, true))
+        gs_msg("no loaded library provides %s: %s", symbol, otherwise);
     return f;
 }
 
-void *gs_real_symbol(const char *symbol)
+void *gs_real(unsigned e)
 {
-    return gs_real_lookup(symbol);
+    void *f = atomic_load_explicit(&gs_real_cache[e], memory_order_acquire);
+    if (__builtin_expect(f != NULL, 1)) /* every call that stays on the CPU passes here */
+        return f;
+    return gs_real_resolve(&gs_real_cache[e], &gs_real_reported[e], gs_entries[e].symbol,
+                           "calls to it that stay on the CPU are skipped");
 }

@@ -237,15 +237,8 @@ static void gs_blas_operands(const void *args, gs_operands_t *o)
 static void gs_blas_describe(gs_call_t *c, const void *args)
 {
     const gs_blas_t *p = args;
-    c->dim_names = gs_ops[p->op].dims;
-    for (int i = 0; c->dim_names[i]; i++)
-        c->dim[i] = c->dim_names[i] == 'm' ? p->m : c->dim_names[i] == 'n' ? p->n : p->k;
     const char letters[] = {p->side, p->uplo, p->trans, p->transb, p->diag};
-    int j = 0;
-    for (size_t i = 0; i < sizeof letters; i++)
-        if (letters[i] >= 'A' && letters[i] <= 'Z')
-            c->opts[j++] = letters[i];
-    c->opts[j] = 0;
+    gs_call_describe(c, p->op, p->m, p->n, p->k, 0, letters, sizeof letters);
 }
 
 /* Invalid arguments (the CPU library reports them), or what the GPU path cannot do although they are valid: a

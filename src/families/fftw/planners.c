@@ -4,25 +4,15 @@
  * the executes look up.  These symbols are exported but are not calls of the table (GS_FFTW_PLANNERS). */
 #include "families/fftw/glue_fftw.h"
 
-/* The real FFTW's function called name, resolved once into *slot; NULL, reported, when no library has it. */
-static void *gs_fftw_real(_Atomic(void *) *slot, const char *name)
-{
-    void *f = atomic_load_explicit(slot, memory_order_acquire);
-    if (f)
-        return f;
-    gs_init();
-    f = gs_real_symbol(name);
-    if (f)
-        atomic_store_explicit(slot, f, memory_order_release);
-    else
-        gs_msg("no loaded library provides %s: it returns nothing", name);
-    return f;
-}
-
-/* The real definition of fn, with fn's own type. */
+/* The real definition of fn, with fn's own type, resolved once; NULL, reported once, when no library has it. */
 #define GS_FFTW_RESOLVE(fn) GS_FFTW_RESOLVE_(fn)
 #define GS_FFTW_RESOLVE_(fn) \
-    ({ static _Atomic(void *) gs_slot_; (__typeof__(&fn))gs_fftw_real(&gs_slot_, #fn); })
+    ({ \
+        static _Atomic(void *) gs_slot_; \
+        static atomic_bool gs_reported_; \
+        gs_init(); \
+        (__typeof__(&fn))gs_real_resolve(&gs_slot_, &gs_reported_, #fn, "it returns nothing"); \
+    })
 
 /* Around the real planner: the thread counts as inside FFTW, so that a planner FFTW calls through its own
  * exported names (Debian's libfftw3: plan_dft_1d calls plan_many_dft through the PLT) passes straight through

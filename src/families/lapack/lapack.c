@@ -264,17 +264,8 @@ static void gs_lapack_operands(const void *args, gs_operands_t *o)
 static void gs_lapack_describe(gs_call_t *c, const void *args)
 {
     const gs_lapack_t *p = args;
-    c->dim_names = gs_ops[p->op].dims;
-    for (int i = 0; c->dim_names[i]; i++) {
-        char d = c->dim_names[i];
-        c->dim[i] = d == 'm' ? p->m : d == 'n' ? p->n : d == 'k' ? p->k : p->nrhs;
-    }
     const char letters[] = {p->job1, p->job2, p->side, p->uplo, p->trans, p->diag};
-    int j = 0;
-    for (size_t i = 0; i < sizeof letters && j < 5; i++)
-        if (letters[i] >= 'A' && letters[i] <= 'Z')
-            c->opts[j++] = letters[i];
-    c->opts[j] = 0;
+    gs_call_describe(c, p->op, p->m, p->n, p->k, p->nrhs, letters, sizeof letters);
 }
 
 /* True when LAPACK's SVD would scale the m x n matrix x (leading dimension ld) before computing (its largest
