@@ -33,8 +33,9 @@ check "the shapes: plan_many_dft 6x10 x4 has n 60 and b 4; guru 16 x4x3 has b 12
 check "flops: 5 N log2 N per transform, halved for r2c (1-D n = 4096: 245760 and 122880)" sh -c "
     [ $(count $W/fftw.log -- routine=fftw_execute n=4096 kind=dft flops=245760) = 4 ] &&
     [ $(count $W/fftw.log -- routine=fftw_execute n=4096 kind=r2c flops=122880) = 2 ]"
-check "reasons: cpu only, rank above 3 (rank 4), howmany rank above 1 (guru), never unknown plan" sh -c "
-    [ $(count $W/fftw.log -- 'why=cpu only') -gt 300 ] &&
+check "reasons: below threshold, rank above 3 (rank 4), howmany rank above 1 (guru), overlapping strides (guru64 c2r), never unknown plan" sh -c "
+    [ $(count $W/fftw.log -- 'why=below threshold') -gt 300 ] &&
+    [ $(count $W/fftw.log -- 'why=strides no advanced layout expresses' kind=c2r 'shape=[[]10, 10]') = 4 ] &&
     [ $(count $W/fftw.log -- 'why=rank above 3' 'shape=[[]3, 4, 5, 6]') = 4 ] &&
     [ $(count $W/fftw.log -- 'why=howmany rank above 1' n=16 b=12) = 4 ] &&
     [ $(count $W/fftw.log -- 'why=unknown plan') = 0 ]"
@@ -55,5 +56,5 @@ shim GPUSHIM_LOG=$W/fork.%p.log $P fork >$W/fork.out
 check "fork: the child's execute of the parent's plan gives the parent's result" \
     sh -c "c=\$(sed -n 's/^child //p' $W/fork.out); [ -n \"\$c\" ] && [ \"\$c\" = \"\$(sed -n 's/^parent //p' $W/fork.out)\" ]"
 check "fork: both executes logged with the plan's shape, in two processes" \
-    sh -c "[ $(count $W/fork.*.log -- routine=fftw_execute 'shape=[[]64]' 'why=cpu only') = 2 ] && [ \$(ls $W/fork.*.log | wc -l) = 2 ]"
+    sh -c "[ $(count $W/fork.*.log -- routine=fftw_execute 'shape=[[]64]' 'why=below threshold') = 2 ] && [ \$(ls $W/fork.*.log | wc -l) = 2 ]"
 finish

@@ -14,7 +14,7 @@ import json, sys
 h = json.loads(open(sys.argv[1]).readline())
 sys.exit(not (h["gpushim_log"] == 2 and h["version"] and h["host"] and h["pid"] > 0 and h["offload"] == "always"
               and h["sites"] == "python" and len(h["rules"]) == int(sys.argv[2])
-              and h["rules"]["dgemm"][0] > 0 and all(len(r) == 5 for r in h["rules"].values())))
+              and h["rules"]["dgemm"][0] > 0 and all(len(r) == 6 for r in h["rules"].values())))
 PY
 check "the GPU coming up is an event naming the device and the CUDA versions" grep -q '"event":"gpu","what":"CUDA device, device 0, [0-9]* MiB, CUDA runtime 13.0, driver CUDA 13.0"' $W/py.log
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/nogpu.log GPUSHIM_QUIET=1 GS_STANDIN_DEVICES=0 $PYV tests/py/sites.py >/dev/null

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "backend/cuda_cublas.h"
+#include "backend/cuda_fft.h"
 #include "backend/cuda_gemm.h"
 #include "backend/cuda_lapack.h"
 
@@ -47,6 +48,12 @@ static int gs_cuda_up(char *why, size_t n)
     return GS_ENODEV;
 }
 
+/* Only FFTs have a setup of their own: a cuFFT plan. */
+static double gs_cuda_setup(const gs_call_t *c, const void *args)
+{
+    return gs_ops[gs_routines[c->routine].op].family == GS_FAMILY_FFTW ? gs_cuda_fft_setup(c, args) : 0;
+}
+
 static int gs_cuda_healthy(void)
 {
     return gs_cuda.cudaDeviceSynchronize() == 0 ? GS_OK : GS_EGPU;
@@ -83,6 +90,7 @@ const gs_backend_t gs_cuda_backend = {
     .up = gs_cuda_up,
     .healthy = gs_cuda_healthy,
     .traffic = gs_cuda_traffic,
+    .setup = gs_cuda_setup,
     .op =
         {
             [GS_OP_gemm] = gs_cuda_blas,
@@ -97,7 +105,7 @@ const gs_backend_t gs_cuda_backend = {
             [GS_OP_gemv] = gs_cuda_blas,
 #define GS_X_LAPACK(op, family, dims) GS_X_LAPACK_##family(op)
 #define GS_X_LAPACK_BLAS(op)
-#define GS_X_LAPACK_FFTW(op) /* no FFT member yet: every execute stays on the CPU */
+#define GS_X_LAPACK_FFTW(op) [GS_OP_##op] = gs_cuda_fft,
 #define GS_X_LAPACK_LAPACK(op) [GS_OP_##op] = gs_cuda_lapack,
 #define GS_OP GS_X_LAPACK
 #include "core/routines.def"

@@ -337,14 +337,15 @@ GS_HIDDEN extern gs_counter_t gs_counters[GS_NROUTINES];
 /* ---- policy (policy.c) -------------------------------------------------------------------------------- */
 
 /* A routine's rule.  A call goes to the GPU when it needs at least min_flops and, if the cost model is set
- * (all three rates above 0), the model predicts the GPU faster: latency + the larger of bytes moved / link
- * rate and flops / GPU rate, against flops / CPU rate. */
+ * (all three rates above 0), the model predicts the GPU faster: latency + the call's share of a one-time setup
+ * + the larger of bytes moved / link rate and flops / GPU rate, against flops / CPU rate. */
 typedef struct {
     double min_flops;  /* offload when the call needs at least this many floating-point operations */
     double cpu_gflops; /* the CPU library's rate on this routine */
     double gpu_gflops; /* the GPU's rate, copies excluded */
     double link_gbps;  /* host <-> device copies, GB/s, as the transfer engine achieves them */
     double latency_us; /* fixed cost of a GPU call */
+    double setup_us;   /* one-time cost of the first GPU call of a shape (a cuFFT plan) */
 } gs_rule_t;
 
 GS_HIDDEN extern gs_rule_t gs_rules[GS_NROUTINES];
@@ -363,7 +364,8 @@ GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *or
 /* Where the call should run, before the GPU's availability is known; sets c->why.  A call that passes
  * min_flops must then pass gs_policy_model. */
 GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
-/* The cost model for a call above threshold whose copies move bytes; sets c->why when it says CPU. */
-GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, double bytes);
+/* The cost model for a call above threshold whose copies move bytes and that bears setup (0 to 1) of its
+ * shape's setup_us; sets c->why when it says CPU. */
+GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, double bytes, double setup);
 
 #endif

@@ -34,7 +34,7 @@ static const struct {
 } gs_policy_keys[] = {
     {"min_flops", offsetof(gs_rule_t, min_flops)},   {"cpu_gflops", offsetof(gs_rule_t, cpu_gflops)},
     {"gpu_gflops", offsetof(gs_rule_t, gpu_gflops)}, {"link_gbps", offsetof(gs_rule_t, link_gbps)},
-    {"latency_us", offsetof(gs_rule_t, latency_us)},
+    {"latency_us", offsetof(gs_rule_t, latency_us)}, {"setup_us", offsetof(gs_rule_t, setup_us)},
 };
 #define GS_NKEYS (sizeof gs_policy_keys / sizeof gs_policy_keys[0])
 
@@ -51,7 +51,7 @@ static int gs_policy_apply(gs_rule_t *rules, const char *pattern, char *kv, char
     while (key < GS_NKEYS && strcmp(kv, gs_policy_keys[key].name) != 0)
         key++;
     if (key == GS_NKEYS) {
-        snprintf(err, n, "unknown key '%s' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us)", kv);
+        snprintf(err, n, "unknown key '%s' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us, setup_us)", kv);
         return GS_EINVAL;
     }
     double v;
@@ -211,7 +211,7 @@ gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable)
     return c->why = "above threshold", GS_WHERE_GPU;
 }
 
-gs_where_t gs_policy_model(gs_call_t *c, double bytes)
+gs_where_t gs_policy_model(gs_call_t *c, double bytes, double setup)
 {
     const gs_rule_t *r = &gs_rules[c->routine];
     if (gs.opt.offload == GS_OFFLOAD_ALWAYS || !(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
@@ -219,7 +219,7 @@ gs_where_t gs_policy_model(gs_call_t *c, double bytes)
     double cpu = c->flops / (r->cpu_gflops * 1e9);
     /* Copies and computation overlap (cuda_gemm.c), so the slower of the two counts. */
     double copy = bytes / (r->link_gbps * 1e9), compute = c->flops / (r->gpu_gflops * 1e9);
-    double gpu = r->latency_us * 1e-6 + (copy > compute ? copy : compute);
+    double gpu = (r->latency_us + setup * r->setup_us) * 1e-6 + (copy > compute ? copy : compute);
     if (gpu < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";

@@ -190,13 +190,19 @@ int gs_cuda_error(gs_call_t *c, const char *name, int status, const char *file, 
     static const char *const cusolver_msgs[] = {"success", "not initialized", "allocation failed",
                                                 "invalid value", "architecture mismatch", "mapping error",
                                                 "execution failed", "internal error"};
-    bool cublas = strncmp(name, "cublas", 6) == 0, cusolver = strncmp(name, "cusolver", 8) == 0;
-    const char *msg = cublas   ? gs_cuda.cublasGetStatusString((cublasStatus_t)status)
+    /* Nor has cuFFT (cufftResult: 2 is an allocation failure, as cuSOLVER's). */
+    static const char *const cufft_msgs[] = {"success", "invalid plan", "allocation failed", "invalid type",
+                                             "invalid value", "internal error", "execution failed",
+                                             "setup failed", "invalid size", "unaligned data"};
+    bool cublas = strncmp(name, "cublas", 6) == 0, cusolver = strncmp(name, "cusolver", 8) == 0,
+         cufft = strncmp(name, "cufft", 5) == 0;
+    const char *msg = cublas     ? gs_cuda.cublasGetStatusString((cublasStatus_t)status)
                       : cusolver ? (status >= 0 && status < 8 ? cusolver_msgs[status] : NULL)
+                      : cufft    ? (status >= 0 && status < 10 ? cufft_msgs[status] : NULL)
                                  : gs_cuda.cudaGetErrorString((cudaError_t)status);
     gs_call_why(c, "gpu error: %s: %s (%d) at %s:%d", name, msg ? msg : "unknown error", status, file, line);
-    bool oom = cublas     ? status == CUBLAS_STATUS_ALLOC_FAILED
-               : cusolver ? status == CUSOLVER_STATUS_ALLOC_FAILED
-                          : status == cudaErrorMemoryAllocation;
+    bool oom = cublas              ? status == CUBLAS_STATUS_ALLOC_FAILED
+               : cusolver || cufft ? status == CUSOLVER_STATUS_ALLOC_FAILED
+                                   : status == cudaErrorMemoryAllocation;
     return oom ? GS_ENOMEM : GS_EGPU;
 }

@@ -45,6 +45,10 @@ typedef struct {
      * that an earlier call used, is not counted: a matrix that comes back is expected to come back again, and
      * to be found on the device then; such operands are marked in c->known, for the cache. */
     double (*traffic)(gs_call_t *c, const gs_operands_t *o);
+    /* The share of a one-time setup on the device that the call would bear, for the policy (setup_us): 0 when
+     * its shape is set up; for an FFT without a cuFFT plan of its geometry, 1 / (1 + the executes of the same
+     * FFTW plan before it), so that a plan executed again and again comes to the GPU once it pays. */
+    double (*setup)(const gs_call_t *c, const void *args);
     /* Every operation, indexed by gs_op_t; NULL where the operation stays on the CPU. */
     gs_op_fn *op[GS_NOPS];
 } gs_backend_t;

@@ -30,7 +30,7 @@ static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_
         return gs_call_cpu(c, why), GS_RUN_CPU;
     gs_operands_t o;
     f->operands(args, &o);
-    if (gs_policy_model(c, gs_backend->traffic(c, &o)) == GS_WHERE_CPU)
+    if (gs_policy_model(c, gs_backend->traffic(c, &o), gs_backend->setup(c, args)) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (!f->has_work || !f->has_work(args))
         return gs_dispatch_gpu(c, f, args, &o);

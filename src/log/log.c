@@ -86,7 +86,7 @@ static int gs_json_number(char *out, size_t n, double v)
 }
 
 /* The header record: format and library versions, the process, and the policy in effect (the options that
- * decide, and every routine's rule as [min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us]).  The GPU
+ * decide, and every routine's rule as [min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us, setup_us]).  The GPU
  * is named by the "gpu" event when it comes up, at the first call that wants it. */
 static void gs_log_header(void)
 {
@@ -111,9 +111,9 @@ static void gs_log_header(void)
                        mf);
     for (int r = 0; r < GS_NROUTINES && len < (int)sizeof buf - 256; r++) {
         const gs_rule_t *k = &gs_rules[r];
-        const double rule[] = {k->min_flops, k->cpu_gflops, k->gpu_gflops, k->link_gbps, k->latency_us};
+        const double rule[] = {k->min_flops, k->cpu_gflops, k->gpu_gflops, k->link_gbps, k->latency_us, k->setup_us};
         len += snprintf(buf + len, sizeof buf - (size_t)len, "%s\"%s\":[", r ? "," : "", gs_routines[r].name);
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 6; i++) {
             len += snprintf(buf + len, sizeof buf - (size_t)len, i ? "," : "");
             len += gs_json_number(buf + len, sizeof buf - (size_t)len, rule[i]);
         }

@@ -215,7 +215,9 @@ START_TEST(test_policy_model)
     memset(r, 0, sizeof r);
     /* rates on one line; a later threshold-only rule turns the model off where it matches */
     ck_assert_int_eq(gs_policy_parse(r, "d* min_flops=1e6 cpu_gflops=500 gpu_gflops=50000 link_gbps=50 "
-                                        "latency_us=100\ndsyrk min_flops=2e6\n",
+                                        "latency_us=100\ndsyrk min_flops=2e6\n"
+                                        "fftw_execute cpu_gflops=500 gpu_gflops=50000 link_gbps=50 latency_us=100 "
+                                        "setup_us=2000\n",
                                      "test", NULL),
                      0);
     ck_assert_double_eq(r[GS_R_DGEMM].cpu_gflops, 500);
@@ -224,23 +226,27 @@ START_TEST(test_policy_model)
     memcpy(gs_rules, r, sizeof r);
     static const struct {
         int routine;
-        double flops, bytes;
+        double flops, bytes, setup;
         gs_where_t where;
     } cases[] = {
         /* 1e9 flops: CPU 2 ms; GPU 0.1 ms + the larger of the copies and 0.02 ms of arithmetic */
-        {GS_R_DGEMM, 1e9, 1e6, GS_WHERE_GPU},  /* copies 0.02 ms */
-        {GS_R_DGEMM, 1e9, 85e6, GS_WHERE_GPU}, /* copies 1.7 ms: 1.8 against 2 */
-        {GS_R_DGEMM, 1e9, 1e8, GS_WHERE_CPU},  /* copies 2 ms: 2.1 against 2 */
-        {GS_R_DSYRK, 1e9, 1e12, GS_WHERE_GPU}, /* no model: the threshold decides */
+        {GS_R_DGEMM, 1e9, 1e6, 0, GS_WHERE_GPU},  /* copies 0.02 ms */
+        {GS_R_DGEMM, 1e9, 85e6, 0, GS_WHERE_GPU}, /* copies 1.7 ms: 1.8 against 2 */
+        {GS_R_DGEMM, 1e9, 1e8, 0, GS_WHERE_CPU},  /* copies 2 ms: 2.1 against 2 */
+        {GS_R_DSYRK, 1e9, 1e12, 0, GS_WHERE_GPU}, /* no model: the threshold decides */
+        /* a shape's first call bears its setup (2 ms: 2.12 against 2), a later one a share of it (1.12) */
+        {GS_R_FFTWEXEC, 1e9, 1e6, 1, GS_WHERE_CPU},
+        {GS_R_FFTWEXEC, 1e9, 1e6, 0.5, GS_WHERE_GPU},
+        {GS_R_FFTWEXEC, 1e9, 1e6, 0, GS_WHERE_GPU},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gs_call_t c = {.routine = (uint16_t)cases[i].routine, .flops = cases[i].flops, .why = "above threshold"};
-        ck_assert_int_eq(gs_policy_model(&c, cases[i].bytes), cases[i].where);
+        ck_assert_int_eq(gs_policy_model(&c, cases[i].bytes, cases[i].setup), cases[i].where);
         ck_assert_str_eq(c.why, cases[i].where == GS_WHERE_CPU ? "cpu faster" : "above threshold");
     }
     gs.opt.offload = GS_OFFLOAD_ALWAYS;
     gs_call_t forced = {.routine = GS_R_DGEMM, .flops = 1e9};
-    ck_assert_int_eq(gs_policy_model(&forced, 1e12), GS_WHERE_GPU);
+    ck_assert_int_eq(gs_policy_model(&forced, 1e12, 1), GS_WHERE_GPU);
     gs.opt.offload = GS_OFFLOAD_AUTO;
 }
 END_TEST
@@ -515,21 +521,65 @@ START_TEST(test_fftw_geometry)
     gs_fftw_geom_guru(&g, GS_FFTW_DFT, GS_P_Z, -1, 5, d64, 4, d64, true, buf, buf, 0);
     ck_assert(g.truncated);
     /* The descriptor's check: flops 5 N log2 N times howmany; a negative stride stays on the CPU. */
+    static double big[1024]; /* 64 complex elements in, 124 out, apart */
     gs_call_t c;
-    gs_fftw_t p = {.op = GS_OP_fftexec, .known = true, .in = buf, .out = buf + 2};
-    gs_fftw_geom_guru(&p.g, GS_FFTW_DFT, GS_P_Z, -1, 1, d64, 1, d64 + 3, true, buf, buf + 2, 0);
+    gs_fftw_t p = {.op = GS_OP_fftexec, .known = true, .in = big, .out = big + 512};
+    gs_fftw_geom_guru(&p.g, GS_FFTW_DFT, GS_P_Z, -1, 1, d64, 1, d64 + 3, true, big, big + 512, 0);
+    gs_fftw_geom_finish(&p.g);
     ck_assert_ptr_null(gs_fftw_family.check(&c, &p));
     ck_assert(c.flops == 5 * 16 * 4 * 4);
-    p.in = buf, p.out = buf + 2;
-    ck_assert_ptr_null(gs_fftw_family.check(&c, &p));
-    p.in = (char *)buf + 8; /* a new array 8 bytes off the plan's alignment */
+    p.out = big + 64; /* new arrays that overlap */
+    ck_assert_str_eq(gs_fftw_family.check(&c, &p), "overlapping arrays");
+    p.out = big + 512;
+    p.in = big + 1; /* a new array 8 bytes off the plan's alignment */
     ck_assert_str_eq(gs_fftw_family.check(&c, &p), "new arrays of another alignment");
     p.in = p.out;
     ck_assert_str_eq(gs_fftw_family.check(&c, &p), "new arrays of another placement");
     p.g.dims[0].is = -1;
+    gs_fftw_geom_finish(&p.g);
     ck_assert_str_eq(gs_fftw_family.check(&c, &p), "negative stride");
     p.known = false;
     ck_assert_str_eq(gs_fftw_family.check(&c, &p), "unknown plan");
+}
+END_TEST
+
+/* Guru geometries as one advanced layout (layout.c), or the reason none expresses them. */
+static const char *layout_of(int kind, int rank, const int *dims, int hrank, const int *hdims, bool inplace,
+                             gs_fftw_geom_t *g)
+{
+    static double buf[2];
+    gs_fftw_geom_guru(g, kind, GS_P_Z, -1, rank, dims, hrank, hdims, false, buf, inplace ? buf : buf + 1, 0);
+    gs_fftw_geom_finish(g);
+    return g->why;
+}
+
+START_TEST(test_fftw_layout)
+{
+    gs_fftw_geom_t g;
+    /* A column-major 4 x 6 DFT (FFTW's dimensions in Fortran order) is the row-major 6 x 4 one. */
+    const int colmajor[] = {4, 1, 1, 6, 4, 4};
+    ck_assert_ptr_null(layout_of(GS_FFTW_DFT, 2, colmajor, 0, NULL, false, &g));
+    ck_assert(g.lay.rank == 2 && g.lay.n[0] == 6 && g.lay.n[1] == 4 && g.lay.inembed[1] == 4 && g.lay.batch == 1);
+    /* Two howmany dimensions that one distance expresses (3 x 5 transforms 16 apart) are one batch of 15. */
+    const int d16[] = {16, 1, 1}, h2[] = {3, 80, 80, 5, 16, 16}, h2bad[] = {3, 96, 80, 5, 16, 16};
+    ck_assert_ptr_null(layout_of(GS_FFTW_DFT, 1, d16, 2, h2, false, &g));
+    ck_assert(g.lay.batch == 15 && g.lay.idist == 16 && g.lay.odist == 16);
+    ck_assert_str_eq(layout_of(GS_FFTW_DFT, 1, d16, 2, h2bad, false, &g), "howmany rank above 1");
+    /* A transposed output, and overlapping rows of a 2-D c2r's real output. */
+    const int transposed[] = {4, 6, 1, 6, 1, 4}, overlap[] = {10, 6, 6, 10, 1, 1};
+    ck_assert_str_eq(layout_of(GS_FFTW_DFT, 2, transposed, 0, NULL, false, &g), "strides no advanced layout expresses");
+    ck_assert_str_eq(layout_of(GS_FFTW_C2R, 2, overlap, 0, NULL, false, &g), "strides no advanced layout expresses");
+    /* In place: r2c 6 x 10 in FFTW's padded layout (12 reals a row, 6 complex), or not. */
+    const int padded[] = {6, 12, 6, 10, 1, 1}, unpadded[] = {6, 12, 7, 10, 1, 1};
+    ck_assert_ptr_null(layout_of(GS_FFTW_R2C, 2, padded, 0, NULL, true, &g));
+    ck_assert(g.lay.inembed[1] == 12 && g.lay.onembed[1] == 6);
+    ck_assert_str_eq(layout_of(GS_FFTW_R2C, 2, unpadded, 0, NULL, true, &g), "in place without FFTW's padded layout");
+    /* Output strides of 2 leave every other element alone: the output has gaps, and its span is the whole. */
+    const int gapped[] = {16, 1, 2};
+    ck_assert_ptr_null(layout_of(GS_FFTW_DFT, 1, gapped, 0, NULL, false, &g));
+    ck_assert(g.gaps && g.span[1] == 2 * 31 && g.span[0] == 2 * 16);
+    ck_assert_str_eq(layout_of(GS_FFTW_DFT, 4, (const int[]){2, 8, 8, 2, 4, 4, 2, 2, 2, 2, 1, 1}, 0, NULL, false, &g),
+                     "rank above 3");
 }
 END_TEST
 
@@ -569,7 +619,7 @@ static Suite *suite(void)
                   test_cblas_letters, test_scalar_zero}},
         {"log", {test_json_escape, test_sites}},
         {"wp", {test_wp_protect}},
-        {"fftw", {test_fftw_geometry, test_fftw_registry}},
+        {"fftw", {test_fftw_geometry, test_fftw_layout, test_fftw_registry}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);

@@ -114,8 +114,7 @@ static bool gs_fftw_matches(const gs_fftw_t *p)
     return p->op == GS_OP_fftexec || kind_of[p->op] == p->g.kind;
 }
 
-/* What the GPU path will not take (cuFFT's ranks 1 to 3, one howmany dimension, no negative stride), or NULL
- * with the flops set:
+/* What the GPU path will not take (what no advanced layout expresses: layout.c), or NULL with the flops set:
  * 5 N log2 N per transform, halved for r2c and c2r. */
 static const char *gs_fftw_check(gs_call_t *c, const void *args)
 {
@@ -124,21 +123,18 @@ static const char *gs_fftw_check(gs_call_t *c, const void *args)
         return "unknown plan";
     if (!gs_fftw_matches(p))
         return "plan of another kind";
-    if (p->g.truncated || p->g.rank > 3)
-        return "rank above 3";
-    if (p->g.rank == 0)
-        return "rank 0";
-    if (p->g.howmany_rank > 1)
-        return "howmany rank above 1";
-    for (int i = 0; i < p->g.rank + p->g.howmany_rank; i++)
-        if (p->g.dims[i].is < 0 || p->g.dims[i].os < 0)
-            return "negative stride"; /* which cuFFT lacks, and the operands' regions assume */
+    if (p->g.why)
+        return p->g.why;
     /* New arrays must keep the plan's alignment (FFTW's SIMD codelets assume it) and its in-place-ness, as
      * FFTW's manual requires of the new-array executes: a call that breaks either is FFTW's to run. */
     if ((((uintptr_t)p->in ^ (uintptr_t)p->g.in) | ((uintptr_t)p->out ^ (uintptr_t)p->g.out)) & 15)
         return "new arrays of another alignment";
     if ((p->in == p->out) != p->g.inplace)
         return "new arrays of another placement";
+    size_t rs = gs_prec_size(p->g.prec) / 2;
+    const char *i0 = p->in, *o0 = p->out;
+    if (!p->g.inplace && i0 < o0 + (size_t)p->g.span[1] * rs && o0 < i0 + (size_t)p->g.span[0] * rs)
+        return "overlapping arrays";
     double points, howmany;
     gs_fftw_counts(p, &points, &howmany);
     c->flops = points > 1 ? 5 * points * log2(points) * howmany : 0;
@@ -148,31 +144,55 @@ static const char *gs_fftw_check(gs_call_t *c, const void *args)
 }
 
 /* Real elements from the first to the last one that a side touches: its dimensions' spans (the complex side of
- * r2c and c2r has n / 2 + 1 in the last one), two reals per complex element. */
-static int64_t gs_fftw_span(const gs_fftw_geom_t *g, bool out)
+ * r2c and c2r has n / 2 + 1 in the last one), two reals per complex element; *elems, the reals it holds. */
+static int64_t gs_fftw_span(const gs_fftw_geom_t *g, bool out, int64_t *elems)
 {
     bool complex_side = out ? g->kind != GS_FFTW_C2R : g->kind != GS_FFTW_R2C;
-    int64_t span = 1;
+    int64_t span = 1, n_all = 1;
     for (int i = 0; i < g->rank + g->howmany_rank; i++) {
         int64_t n = g->dims[i].n, s = out ? g->dims[i].os : g->dims[i].is;
         if (i == g->rank - 1 && complex_side && g->kind != GS_FFTW_DFT)
             n = n / 2 + 1;
         if (n <= 0)
-            return 0;
+            return *elems = 0;
         span += (n - 1) * (s < 0 ? -s : s);
+        n_all *= n;
     }
+    *elems = complex_side ? 2 * n_all : n_all;
     return complex_side ? 2 * span : span;
 }
 
+void gs_fftw_geom_finish(gs_fftw_geom_t *g)
+{
+    if (g->truncated) {
+        g->why = "more than 8 dimensions";
+        return;
+    }
+    int64_t in_elems, out_elems;
+    g->span[0] = gs_fftw_span(g, false, &in_elems);
+    g->span[1] = gs_fftw_span(g, true, &out_elems);
+    g->gaps = out_elems < g->span[1];
+    g->why = gs_fftw_layout(g, &g->lay);
+}
+
+/* In place, one region read and written; otherwise the input, and the output, which is read too when it has
+ * elements the transform leaves alone (so that they come back unchanged).  cuFFT's c2r may overwrite its input:
+ * the device copy of a c2r's input is scratch only. */
 static void gs_fftw_operands(const void *args, gs_operands_t *o)
 {
     const gs_fftw_t *p = args;
+    const gs_fftw_geom_t *g = &p->g;
+    o->es = gs_prec_size(g->prec) / 2;
+    if (g->inplace) {
+        int64_t n = g->span[0] > g->span[1] ? g->span[0] : g->span[1];
+        o->n = 1, o->scratch_only = 0;
+        o->o[0] = (gs_operand_t){p->in, n, 1, n, 1, 1};
+        return;
+    }
     o->n = 2;
-    o->es = gs_prec_size(p->g.prec) / 2;
-    o->scratch_only = 0;
-    int64_t ni = gs_fftw_span(&p->g, false), no = gs_fftw_span(&p->g, true);
-    o->o[0] = (gs_operand_t){p->in, 1, ni, 1, 1, 0};
-    o->o[1] = (gs_operand_t){p->out, 1, no, 1, 0, 1};
+    o->scratch_only = g->kind == GS_FFTW_C2R;
+    o->o[0] = (gs_operand_t){p->in, g->span[0], 1, g->span[0], 1, 0};
+    o->o[1] = (gs_operand_t){p->out, g->span[1], 1, g->span[1], g->gaps, 1};
 }
 
 const gs_family_t gs_fftw_family = {

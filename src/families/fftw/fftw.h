@@ -21,6 +21,15 @@ typedef struct {
     int64_t n, is, os;
 } gs_fftw_dim_t;
 
+/* The advanced layout of a plan (layout.c): element (b, x0, ..., x[rank-1]) of the input is at
+ * b idist + ((x0 inembed[1] + x1) inembed[2] + x2 ...) istride, in the side's elements (real or complex), and
+ * likewise for the output; batch transforms. */
+typedef struct {
+    int rank; /* 1 to 3 */
+    int64_t n[3], inembed[3], onembed[3];
+    int64_t istride, ostride, idist, odist, batch;
+} gs_fftw_layout_t;
+
 typedef struct {
     const void *plan;   /* the plan FFTW returned: the registry's key */
     uint8_t kind;       /* gs_fftw_kind_t */
@@ -32,6 +41,12 @@ typedef struct {
     gs_fftw_dim_t dims[GS_FFTW_DIMS_MAX]; /* the rank dimensions, then the howmany ones */
     const void *in, *out; /* the arrays planned with */
     unsigned flags;
+    /* Set by gs_fftw_geom_finish: */
+    gs_fftw_layout_t lay; /* the advanced layout, unless why */
+    const char *why;      /* why no advanced layout expresses the plan, or NULL */
+    int64_t span[2];      /* real elements from the first to the last one each side touches (input, output) */
+    bool gaps;            /* the output side has elements that the transform does not write */
+    uint32_t execs;       /* executes of the plan before this one (the registry counts them) */
 } gs_fftw_geom_t;
 
 /* ---- the plan registry (registry.c) ------------------------------------------------------------------- */
@@ -39,7 +54,7 @@ typedef struct {
 /* Records g under g->plan, replacing what that pointer had.  0, or GS_ENOMEM (the plan stays unknown: its
  * executes run on the CPU as "unknown plan"). */
 GS_HIDDEN int gs_fftw_register(const gs_fftw_geom_t *g);
-/* Copies plan's geometry into g: true when the plan is known. */
+/* Copies plan's geometry into g, counting one execute: true when the plan is known. */
 GS_HIDDEN bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g);
 /* Drops plan's entry (destroy_plan), or every entry of one precision (cleanup: fftw_cleanup makes every
  * fftw_ plan undefined, leaving the fftwf_ ones). */
@@ -58,6 +73,11 @@ GS_HIDDEN void gs_fftw_geom_guru(gs_fftw_geom_t *g, int kind, int prec, int sign
                                  int howmany_rank, const void *hdims, bool wide, const void *in, const void *out,
                                  unsigned flags);
 
+/* Completes g once its dimensions are in: its layout, its sides' spans.  Called once per plan. */
+GS_HIDDEN void gs_fftw_geom_finish(gs_fftw_geom_t *g);
+/* g's advanced layout into l, or the reason none expresses it (layout.c). */
+GS_HIDDEN const char *gs_fftw_layout(const gs_fftw_geom_t *g, gs_fftw_layout_t *l);
+
 /* ---- one execute ------------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -73,7 +93,8 @@ typedef struct {
 GS_HIDDEN void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, void *out);
 
 /* The FFTW family's descriptor for the dispatcher (dispatch/dispatch.h).  Its operands are the input and the
- * output region, each one row of real elements spanning what the transform touches; no workspace. */
+ * output region, each one row of real elements spanning what the transform touches, or one region read and
+ * written for a plan in place; no workspace. */
 GS_HIDDEN extern const gs_family_t gs_fftw_family;
 
 #endif

@@ -28,6 +28,7 @@ static void *gs_fftw_plan_end(bool nested, gs_fftw_geom_t *g, void *plan)
     gs_depth--;
     if (plan && !nested) {
         g->plan = plan;
+        gs_fftw_geom_finish(g);
         gs_fftw_register(g);
     }
     return plan;

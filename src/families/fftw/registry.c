@@ -55,9 +55,10 @@ bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g)
 {
     bool found = false;
     pthread_mutex_lock(&gs_fftw_lock);
-    for (const gs_fftw_node_t *n = gs_fftw_table[gs_fftw_bucket(plan)]; n; n = n->next)
+    for (gs_fftw_node_t *n = gs_fftw_table[gs_fftw_bucket(plan)]; n; n = n->next)
         if (n->g.plan == plan) {
             *g = n->g;
+            n->g.execs += n->g.execs < UINT32_MAX;
             found = true;
             break;
         }

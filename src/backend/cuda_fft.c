@@ -1,0 +1,66 @@
+/* FFTW executes on cuFFT (cuda_fft.h): an execute's arrays moved as the family's operands (families/fftw/fftw.c)
+ * by cuda_call.c, the transform run by the cached plan of its geometry with the workspace carved after the
+ * operands, the output copied back only once the transform has succeeded. */
+#include "backend/cuda_fft.h"
+
+/* Queues the transform of plan h from in to out (device memory) on the compute stream.  FFTW's signs are
+ * cuFFT's directions (FFTW_FORWARD = CUFFT_FORWARD = -1), and neither normalises. */
+static int gs_fft_exec(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle h, void *in, void *out)
+{
+    bool z = g->prec == GS_P_Z;
+    switch (g->kind) {
+    case GS_FFTW_DFT:
+        if (z)
+            GS_FFT(c, cufftExecZ2Z, (h, in, out, g->sign));
+        else
+            GS_FFT(c, cufftExecC2C, (h, in, out, g->sign));
+        break;
+    case GS_FFTW_R2C:
+        if (z)
+            GS_FFT(c, cufftExecD2Z, (h, in, out));
+        else
+            GS_FFT(c, cufftExecR2C, (h, in, out));
+        break;
+    default:
+        if (z)
+            GS_FFT(c, cufftExecZ2D, (h, in, out));
+        else
+            GS_FFT(c, cufftExecC2R, (h, in, out));
+    }
+    return GS_OK;
+}
+
+static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b,
+                       int n)
+{
+    const gs_fftw_geom_t *g = &((const gs_fftw_t *)arg)->g;
+    gs_fft_plan_t plan;
+    int rc = gs_fft_up(c);
+    if (rc == GS_OK)
+        rc = gs_fft_plan(c, g, &plan);
+    if (rc != GS_OK)
+        return rc;
+    size_t es = gs_prec_size(g->prec) / 2;
+    char *d[2] = {NULL, NULL}, *work = NULL;
+    int64_t ld[2] = {1, 1};
+    if ((rc = gs_cuda_operands(c, o, h, b, n, es, plan.work, &work, d, ld)) != GS_OK)
+        return rc;
+    /* The workspace moves with the scratch memory, so it is set for every execute. */
+    GS_FFT(c, cufftSetWorkArea, (plan.h, work));
+    if ((rc = gs_fft_exec(c, g, plan.h, d[0], n == 1 ? d[0] : d[1])) != GS_OK)
+        return rc;
+    return gs_cuda_outputs(c, o, h, n, es, d, ld);
+}
+
+int gs_cuda_fft(gs_call_t *c, const void *args, const gs_operands_t *o)
+{
+    return gs_cuda_run(c, o, gs_fft_body, args);
+}
+
+double gs_cuda_fft_setup(const gs_call_t *c, const void *args)
+{
+    (void)c;
+    const gs_fftw_geom_t *g = &((const gs_fftw_t *)args)->g;
+    /* Calls run on slot 0 today (dispatch/gpu.c). */
+    return gs_fft_plan_cached(0, g) ? 0 : 1.0 / (1.0 + g->execs);
+}
