@@ -22,9 +22,11 @@ LIB := $(B)/libgpushim.so
 MAP := $(B)/gpushim.map
 ENTRIES := $(B)/entries.txt
 
-STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13 $(B)/standin/libcusolver.so.12
+STANDIN := $(B)/standin/libcudart.so.13 $(B)/standin/libcublas.so.13 $(B)/standin/libcusolver.so.12 \
+	$(B)/standin/libcufft.so.12
 # The same stand-in as CUDA 12's libraries, for the driver that refuses CUDA 13 (tests/t_nogpu.sh).
-STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/standin12/libcusolver.so.11
+STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/standin12/libcusolver.so.11 \
+	$(B)/standin12/libcufft.so.11
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
@@ -97,7 +99,8 @@ $(B) $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests:
 # ---- the CUDA stand-in (tests/standin) ------------------------------------------------------------------
 standin: $(STANDIN) $(STANDIN12) $(OLDDRIVER)
 
-# standin_libs DIR,CUDA MAJOR,CUSOLVER MAJOR,RUNTIME VERSION: the stand-in's three libraries under their sonames.
+# standin_libs DIR,CUDA MAJOR,CUSOLVER MAJOR,RUNTIME VERSION,CUFFT MAJOR: the stand-in's libraries under their
+# sonames.
 define standin_libs
 $(1)/libcudart.so.$(2): tests/standin/cudart.c tests/standin/standin.h | $(1)
 	$$(CC) $$(ALL_CFLAGS) -DSTANDIN_RUNTIME=$(4) -I$$(CUDA_HOME)/include -shared -Wl,-soname,libcudart.so.$(2) $$< \
@@ -108,18 +111,21 @@ $(1)/libcublas.so.$(2): tests/standin/cublas.c tests/standin/standin.h $(1)/libc
 $(1)/libcusolver.so.$(3): tests/standin/cusolver.c tests/standin/standin.h $(1)/libcudart.so.$(2)
 	$$(CC) $$(ALL_CFLAGS) -I$$(CUDA_HOME)/include -shared -Wl,-soname,libcusolver.so.$(3) $$< -o $$@ \
 		-L$(1) -l:libcudart.so.$(2) -Wl,-rpath,'$$$$ORIGIN' -ldl
+$(1)/libcufft.so.$(5): tests/standin/cufft.c tests/standin/standin.h $(1)/libcudart.so.$(2)
+	$$(CC) $$(ALL_CFLAGS) -DSTANDIN_CUFFT_MAJOR=$(5) -I$$(CUDA_HOME)/include -shared -Wl,-soname,libcufft.so.$(5) \
+		$$< -o $$@ -L$(1) -l:libcudart.so.$(2) -Wl,-rpath,'$$$$ORIGIN' -ldl -lpthread
 endef
-# cuSOLVER's soname has its own major version: 12 in CUDA 13, 11 in CUDA 12.
-$(eval $(call standin_libs,$(B)/standin,13,12,13000))
-$(eval $(call standin_libs,$(B)/standin12,12,11,12080))
+# cuSOLVER's and cuFFT's sonames have their own major versions: 12 in CUDA 13, 11 in CUDA 12.
+$(eval $(call standin_libs,$(B)/standin,13,12,13000,12))
+$(eval $(call standin_libs,$(B)/standin12,12,11,12080,11))
 
 $(OLDDRIVER): tests/standin/driver.c | $(B)/olddriver
 	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -o $@
 
-# The stand-in's own test: deferred streams, events, pinned memory, seeded reordering.
+# The stand-in's own test: deferred streams, events, pinned memory, seeded reordering, cuFFT's transforms.
 $(B)/standin/selftest: tests/standin/selftest.c tests/standin/standin.h $(STANDIN)
 	$(CC) $(TEST_CFLAGS) -I$(CUDA_HOME)/include -Itests/standin $< -o $@ -L$(B)/standin \
-		-l:libcudart.so.13 -l:libcublas.so.13 -Wl,-rpath,'$$ORIGIN' -lpthread -lm
+		-l:libcudart.so.13 -l:libcublas.so.13 -l:libcufft.so.12 -Wl,-rpath,'$$ORIGIN' -lpthread -lm
 
 # ---- dependencies ----------------------------------------------------------------------------------------
 deps:

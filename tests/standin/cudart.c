@@ -86,6 +86,8 @@ static struct {
     atomic_ulong h2d_bytes, d2h_bytes, h2d_copies, d2h_copies, allocs_n, frees_n, violations, blas_calls;
     atomic_ulong pinned_max, pinned_allocs, registers, pageable_copies, async_copies, events_n, ops_run,
         pending_max, discarded;
+    atomic_ulong fft_plans, fft_execs;
+    atomic_long fft_live;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static size_t mem_limit(void)
@@ -187,6 +189,16 @@ int standin_fail(const char *fn)
 void standin_violation(const char *fn, const char *what) { violation("%s: %s", fn, what); }
 
 void standin_count_blas(void) { S.blas_calls++; }
+
+void standin_count_fft(enum standin_fft_event e)
+{
+    switch (e) {
+    case STANDIN_FFT_CREATE: S.fft_live++; break;
+    case STANDIN_FFT_DESTROY: S.fft_live--; break;
+    case STANDIN_FFT_PLAN: S.fft_plans++; break;
+    case STANDIN_FFT_EXEC: S.fft_execs++; break;
+    }
+}
 
 unsigned long standin_violations(void) { return S.violations; }
 
@@ -450,7 +462,7 @@ static void push(struct CUstream_st *s, op_t *o)
 int standin_enqueue(cudaStream_t s, void (*run)(void *arg), const void *arg, size_t size)
 {
     lock();
-    int rc = bad_stream(s, "standin_enqueue (a cuBLAS call on the handle's stream)") ? -1 : 0;
+    int rc = bad_stream(s, "standin_enqueue (a cuBLAS, cuSOLVER or cuFFT call on its handle's stream)") ? -1 : 0;
     if (rc == 0 && !s) {
         drain_all();
         run((void *)arg);
@@ -487,11 +499,11 @@ __attribute__((destructor)) static void report(void)
             "pid=%d h2d_bytes=%lu d2h_bytes=%lu h2d_copies=%lu d2h_copies=%lu allocs=%lu frees=%lu live=%lu "
             "blas_calls=%lu pinned_max=%lu pinned_allocs=%lu pinned_live=%lu registers=%lu registered_live=%lu "
             "pageable_copies=%lu async_copies=%lu events=%lu ops_run=%lu pending_max=%lu unfinished=%lu "
-            "discarded=%lu seed=%lu violations=%lu\n",
+            "discarded=%lu seed=%lu fft_plans=%lu fft_execs=%lu fft_live=%ld violations=%lu\n",
             (int)getpid(), S.h2d_bytes, S.d2h_bytes, S.h2d_copies, S.d2h_copies, S.allocs_n, S.frees_n, live,
             S.blas_calls, S.pinned_max, S.pinned_allocs, pinned_live, S.registers, registered_live,
             S.pageable_copies, S.async_copies, S.events_n, S.ops_run, S.pending_max, S.pending, S.discarded,
-            S.seed, S.violations);
+            S.seed, S.fft_plans, S.fft_execs, S.fft_live, S.violations);
     fclose(f);
 }
 

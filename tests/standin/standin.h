@@ -7,7 +7,8 @@
  *   - Work on a stream from cudaStreamCreateWithFlags is queued, not run: copies whose host side is pinned
  *     (cudaHostAlloc, or inside a cudaHostRegister range), device-to-device copies, cuBLAS calls (on the
  *     handle's stream), cudaEventRecord and cudaStreamWaitEvent.  Arguments are checked, transfers counted and
- *     cuBLAS scalars read at the call; data moves only when the operation runs.
+ *     cuBLAS scalars read at the call; data moves only when the operation runs.  cuSOLVER calls and cuFFT
+ *     executes are queued likewise (cusolver.c, cufft.c).
  *   - Queued work runs only at synchronisation points (cudaStreamSynchronize, cudaStreamQuery,
  *     cudaEventSynchronize, cudaEventQuery, cudaDeviceSynchronize, cudaFree, cudaFreeHost, cudaHostUnregister,
  *     cublasDestroy_v2, a pageable copy, anything on stream 0) or when too much is queued.  The next stream
@@ -48,6 +49,10 @@ int standin_fail(const char *fn);
 void standin_violation(const char *fn, const char *what);
 /* Counts one library call for the report. */
 void standin_count_blas(void);
+/* Counts a cuFFT event for the report: a handle made by cufftCreate (fft_live + 1) or destroyed (fft_live - 1),
+ * a plan made by cufftMakePlanMany64 (fft_plans + 1), an execute queued (fft_execs + 1). */
+enum standin_fft_event { STANDIN_FFT_CREATE, STANDIN_FFT_DESTROY, STANDIN_FFT_PLAN, STANDIN_FFT_EXEC };
+void standin_count_fft(enum standin_fft_event e);
 /* Queues run(copy of arg) on stream s, to run later under the stand-in's lock; size bytes of arg are copied
  * now.  On stream NULL every queue is run first and then run(arg) at once.  run must not call back into the
  * stand-in, and the memory it touches must stay valid until a synchronisation point (cudaFree is one).
