@@ -25,8 +25,24 @@
 #define GS_CONV_CBLAS(X, ID, P, name)     GS_SPELL_CBLAS(X, ID, P, name)
 #define GS_CONV_F77_CBLAS(X, ID, P, name) GS_SPELL_F77(X, ID, P, name) GS_SPELL_CBLAS(X, ID, P, name)
 #define GS_CONV_LAPACK(X, ID, P, name)    GS_SPELL_F77(X, ID, P, name)
-/* FFTW's symbols are the routines' names as they are (fftw_execute_dft); FFTW has no 64-bit-integer build. */
-#define GS_CONV_FFTW(X, ID, P, name)      X(ID, P, name, FFTW, 32)
+/* FFTW's C symbols are the routines' names as they are (fftw_execute_dft); FFTW has no 64-bit-integer build.
+ * Its Fortran 77 wrappers (dfftw_execute_dft_, and g77's spelling with two underscores) take every argument by
+ * reference; they run a plan themselves, without calling the C executes, so they are interposed too.  Their
+ * names, which token pasting cannot make from fftwf_ ones: */
+#define GS_FFTW_F77_fftw_execute          dfftw_execute_
+#define GS_FFTW_F77_fftwf_execute         sfftw_execute_
+#define GS_FFTW_F77_fftw_execute_dft      dfftw_execute_dft_
+#define GS_FFTW_F77_fftwf_execute_dft     sfftw_execute_dft_
+#define GS_FFTW_F77_fftw_execute_dft_r2c  dfftw_execute_dft_r2c_
+#define GS_FFTW_F77_fftwf_execute_dft_r2c sfftw_execute_dft_r2c_
+#define GS_FFTW_F77_fftw_execute_dft_c2r  dfftw_execute_dft_c2r_
+#define GS_FFTW_F77_fftwf_execute_dft_c2r sfftw_execute_dft_c2r_
+#define GS_TCAT(a, b) GS_TCAT_(a, b)
+#define GS_TCAT_(a, b) a##b
+/* Each level expands its arguments, so that X sees the spelled names, as # and ## in X need. */
+#define GS_CONV_FFTW(X, ID, P, name) X(ID, P, name, FFTW, 32) GS_FFTW_F77(X, ID, P, GS_FFTW_F77_##name)
+#define GS_FFTW_F77(X, ID, P, f77) GS_FFTW_F77_2(X, ID, P, f77, GS_TCAT(f77, _))
+#define GS_FFTW_F77_2(X, ID, P, f77, g77) X(ID, P, f77, FFTWF77, 32) X(ID, P, g77, FFTWF77, 32)
 
 /* To visit every exported symbol:
  *     #define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(X, ID, P, name)

@@ -14,6 +14,7 @@ const gs_entry_info_t gs_entries[GS_NENTRIES] = {
 #define GS_CONV_IS_CBLAS_F77 0
 #define GS_CONV_IS_CBLAS_CBLAS 1
 #define GS_CONV_IS_CBLAS_FFTW 0
+#define GS_CONV_IS_CBLAS_FFTWF77 0
 #define GS_X_INFO(ID, P, sym, conv, bits) [GS_E_##sym] = {#sym, GS_R_##ID, GS_CONV_IS_CBLAS_##conv, bits == 64},
 #define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(GS_X_INFO, ID, P, name)
 #include "core/routines.def"

@@ -21,4 +21,15 @@
 #define GS_FFTW_REAL_Z double
 #define GS_FFTW_REAL_C float
 
+/* The plan parameter of an entry: by value for the C symbols (GS_CONV_NAME FFTW), by reference for the Fortran
+ * wrappers (FFTWF77), whose plan is an integer*8 holding FFTW's pointer; GS_FFTW_PLAN_OF(p) is the plan. */
+#define GS_FFTW_CAT(a, b) GS_FFTW_CAT_(a, b) /* not GS_XCAT, which the parameter's type expands inside it */
+#define GS_FFTW_CAT_(a, b) a##b
+#define GS_FFTW_PLAN_PARAM GS_FFTW_CAT(GS_FFTW_PLAN_PARAM_, GS_CONV_NAME)
+#define GS_FFTW_PLAN_PARAM_FFTW const GS_FFTW_PLAN
+#define GS_FFTW_PLAN_PARAM_FFTWF77 const GS_FFTW_PLAN *
+#define GS_FFTW_PLAN_OF(p) GS_FFTW_CAT(GS_FFTW_PLAN_OF_, GS_CONV_NAME)(p)
+#define GS_FFTW_PLAN_OF_FFTW(p) (p)
+#define GS_FFTW_PLAN_OF_FFTWF77(p) (*(p))
+
 #endif
