@@ -116,5 +116,13 @@ const char *gs_fftw_layout(const gs_fftw_geom_t *g, gs_fftw_layout_t *l)
     if (g->kind == GS_FFTW_DFT)
         gs_fftw_sort(t, l->rank);
     const char *why = gs_fftw_nest(g, l, t);
-    return why ? why : g->inplace ? gs_fftw_inplace(g, l) : NULL;
+    if (why)
+        return why;
+    /* One transform still needs distances cuFFT accepts (it refuses 0): those of a contiguous batch. */
+    if (nh == 0) {
+        l->idist = l->istride, l->odist = l->ostride;
+        for (int i = 0; i < l->rank; i++)
+            l->idist *= l->inembed[i], l->odist *= l->onembed[i];
+    }
+    return g->inplace ? gs_fftw_inplace(g, l) : NULL;
 }
