@@ -57,4 +57,124 @@ check "fork: the child's execute of the parent's plan gives the parent's result"
     sh -c "c=\$(sed -n 's/^child //p' $W/fork.out); [ -n \"\$c\" ] && [ \"\$c\" = \"\$(sed -n 's/^parent //p' $W/fork.out)\" ]"
 check "fork: both executes logged with the plan's shape, in two processes" \
     sh -c "[ $(count $W/fork.*.log -- routine=fftw_execute 'shape=[[]64]' 'why=below threshold') = 2 ] && [ \$(ls $W/fork.*.log | wc -l) = 2 ]"
+# ---- two FFTWs ----------------------------------------------------------------------------------------------
+# Two libraries of FFTW's names in one process, each loaded RTLD_LOCAL by a caller of its own (as pyFFTW's wheel
+# bundles an FFTW beside the system's): every call reaches the caller's own FFTW, under the shim as without it.
+# The two FFTWs here are stand-ins compiled below that print each call and the library of the plan it gets;
+# plan_dft_1d calls plan_many_dft through its PLT, as FFTW's does, and plan_r2r_1d is not interposed, so that
+# its plan is unknown to the shim.
+CC=${CC:-cc}
+mkdir -p $W/two
+cat >$W/two/fake.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct { int tag; } plan_t;
+static plan_t *made(const char *how)
+{
+    printf("fake%d %s\n", TAG, how);
+    plan_t *p = malloc(sizeof *p);
+    p->tag = TAG;
+    return p;
+}
+static void got(const char *what, const plan_t *p) { printf("fake%d %s, a plan of fake%d\n", TAG, what, p->tag); }
+plan_t *fftw_plan_many_dft(int rank, const int *n, int howmany, void *in, const int *inembed, int istride, int idist,
+                           void *out, const int *onembed, int ostride, int odist, int sign, unsigned flags)
+{
+    (void)rank, (void)n, (void)howmany, (void)in, (void)inembed, (void)istride, (void)idist, (void)out;
+    (void)onembed, (void)ostride, (void)odist, (void)sign, (void)flags;
+    return made("plan_many_dft");
+}
+plan_t *fftw_plan_dft_1d(int n, void *in, void *out, int sign, unsigned flags)
+{
+    printf("fake%d plan_dft_1d\n", TAG);
+    return fftw_plan_many_dft(1, &n, 1, in, NULL, 1, 0, out, NULL, 1, 0, sign, flags);
+}
+plan_t *fftw_plan_r2r_1d(int n, void *in, void *out, int kind, unsigned flags)
+{
+    (void)n, (void)in, (void)out, (void)kind, (void)flags;
+    return made("plan_r2r_1d");
+}
+void fftw_execute(const plan_t *p) { got("execute", p); }
+void fftw_execute_dft(const plan_t *p, void *in, void *out) { (void)in, (void)out, got("execute_dft", p); }
+void fftw_destroy_plan(plan_t *p) { got("destroy_plan", p), free(p); }
+void fftw_cleanup(void) { printf("fake%d cleanup\n", TAG); }
+EOF
+cat >$W/two/caller.c <<'EOF'
+typedef struct plan plan_t;
+plan_t *fftw_plan_dft_1d(int n, void *in, void *out, int sign, unsigned flags);
+plan_t *fftw_plan_many_dft(int rank, const int *n, int howmany, void *in, const int *inembed, int istride, int idist,
+                           void *out, const int *onembed, int ostride, int odist, int sign, unsigned flags);
+plan_t *fftw_plan_r2r_1d(int n, void *in, void *out, int kind, unsigned flags);
+void fftw_execute(const plan_t *p);
+void fftw_execute_dft(const plan_t *p, void *in, void *out);
+void fftw_destroy_plan(plan_t *p);
+void fftw_cleanup(void);
+static plan_t *a, *b, *r;
+static double in[32] __attribute__((aligned(16))), out[32] __attribute__((aligned(16)));
+void two_plan(void)
+{
+    int n = 8;
+    a = fftw_plan_dft_1d(8, in, out, -1, 64);
+    b = fftw_plan_many_dft(1, &n, 2, in, 0, 1, 8, out, 0, 1, 8, 1, 64);
+    r = fftw_plan_r2r_1d(8, in, out, 0, 64);
+}
+void two_exec(void) { fftw_execute(a), fftw_execute_dft(b, in, out), fftw_execute(r); }
+void two_cleanup(void) { fftw_cleanup(); }
+void two_destroy(void) { fftw_destroy_plan(a), fftw_destroy_plan(b), fftw_destroy_plan(r); }
+EOF
+cat >$W/two/main.c <<'EOF'
+/* usage: main [global] CALLER1 CALLER2: both callers RTLD_LOCAL (the first RTLD_GLOBAL with "global"). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+typedef void fn_t(void);
+static void call(void *h, const char *name)
+{
+    fn_t *f;
+    *(void **)&f = dlsym(h, name);
+    f();
+}
+int main(int argc, char **argv)
+{
+    int g = argc > 1 && strcmp(argv[1], "global") == 0;
+    void *h1 = dlopen(argv[1 + g], RTLD_NOW | (g ? RTLD_GLOBAL : RTLD_LOCAL));
+    void *h2 = dlopen(argv[2 + g], RTLD_NOW | RTLD_LOCAL);
+    if (!h1 || !h2)
+        return printf("dlopen: %s\n", dlerror()), 1;
+    printf("-- plan\n"), call(h1, "two_plan"), call(h2, "two_plan");
+    printf("-- execute\n"), call(h1, "two_exec"), call(h2, "two_exec");
+    printf("-- the second's destroy and plans again\n"), call(h2, "two_destroy"), call(h2, "two_plan");
+    printf("-- the second's cleanup, the first's executes\n"), call(h2, "two_cleanup"), call(h1, "two_exec");
+    printf("-- destroy\n"), call(h1, "two_destroy"), call(h2, "two_destroy");
+    return 0;
+}
+EOF
+for i in 1 2; do
+    $CC -shared -fPIC -DTAG=$i -Wl,-soname,libfake$i.so -o $W/two/libfake$i.so $W/two/fake.c &&
+        $CC -shared -fPIC -o $W/two/libcaller$i.so $W/two/caller.c -L$W/two -l:libfake$i.so -Wl,-rpath,$W/two
+done
+$CC -o $W/two/main $W/two/main.c -ldl
+c1=$W/two/libcaller1.so c2=$W/two/libcaller2.so
+# two_case NAME ARGS...: the program's calls without the shim and under it.
+two_case() {
+    n=$1
+    shift
+    $W/two/main "$@" >$W/two/$n.plain 2>&1
+    shim GPUSHIM_LOG=$W/two/$n.log $W/two/main "$@" >$W/two/$n.shim 2>&1
+    check "two FFTWs, $n: every call under the shim reaches the FFTW it reaches without ($(grep -c . $W/two/$n.plain) lines)" \
+        sh -c "[ -s $W/two/$n.plain ] && { cmp -s $W/two/$n.plain $W/two/$n.shim || diff $W/two/$n.plain $W/two/$n.shim; }"
+}
+two_case first $c1 $c2
+two_case second $c2 $c1
+check "two FFTWs: without the shim, each runs its own plans and plan_dft_1d's nested planner is its own" sh -c "
+    ! grep -qE 'fake1 .* of fake2|fake2 .* of fake1' $W/two/first.plain &&
+    [ \$(grep -c 'a plan of fake2' $W/two/first.plain) = 9 ] &&
+    grep -A1 'fake2 plan_dft_1d' $W/two/first.plain | grep -q 'fake2 plan_many_dft'"
+check "two FFTWs: the log has the executes of known plans, and the second's cleanup leaves the first's plans known" sh -c "
+    [ $(count $W/two/first.log -- routine=fftw_execute n=8 'shape=[[]8]') = 3 ] &&
+    [ $(count $W/two/first.log -- routine=fftw_execute_dft n=8 b=2) = 3 ] &&
+    [ $(count $W/two/first.log -- 'why=unknown plan') = 3 ]"
+two_case global global $c1 $c2
+check "two FFTWs, the first in the global scope: without the shim, every call reaches it" sh -c "
+    ! grep -q fake2 $W/two/global.plain && [ \$(grep -c 'fake1 execute' $W/two/global.plain) = 9 ]"
 finish

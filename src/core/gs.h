@@ -309,6 +309,24 @@ GS_HIDDEN void gs_call_describe(gs_call_t *c, int op, int64_t m, int64_t n, int6
 GS_HIDDEN void *gs_real_resolve(_Atomic(void *) *slot, atomic_bool *reported, const char *symbol,
                                 const char *otherwise);
 
+/* Two libraries of the same routines in one process (PyPI's pyFFTW bundles an FFTW of its own beside the
+ * system's, each loaded RTLD_LOCAL): a caller reaches, without gpushim, the definition in the global scope,
+ * else the one in its own object's scope (itself and its dependencies).  Most libraries other than the
+ * process-wide one (def, gs_real_resolve's) that the table keeps: */
+#define GS_REAL_LIBS 8
+/* The definition of symbol that the code at caller (a return address) reaches: def, with *lib 0, when that is
+ * the one or its scope has none; else the other, with *lib its library's number (1 to GS_REAL_LIBS) for
+ * gs_real_lib.  A new library takes a place in the table; with the table full it is def (reported once).
+ * Costs a dlopen(RTLD_NOLOAD) and a dlsym: for planners, not for executes (tests/t_fftw.sh, "two FFTWs"). */
+GS_HIDDEN void *gs_real_caller(const void *caller, void *def, const char *symbol, int *lib);
+/* How many libraries gs_real_caller has numbered: 0 while every caller reached def. */
+GS_HIDDEN int gs_real_libs(void);
+/* symbol as library lib (gs_real_caller's number) defines it, cached in slots[lib - 1] (the caller's
+ * GS_REAL_LIBS slots for symbol); NULL for lib 0, an unknown number, or a library that lacks it. */
+GS_HIDDEN void *gs_real_lib(int lib, _Atomic(void *) *slots, const char *symbol);
+/* Entry e's symbol as library lib defines it (gs_real_lib, with the table's own slots). */
+GS_HIDDEN void *gs_real_lib_entry(int lib, unsigned e);
+
 /* ---- log and summary (log.c, write.c) ----------------------------------------------------------------- */
 
 /* The log's format version (the header's "gpushim_log"): raised when a field changes meaning or goes away;

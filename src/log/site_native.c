@@ -79,11 +79,14 @@ static struct {
 
 bool gs_site_library_name(const char *base)
 {
-    static const char *const parts[] = {"gpushim", "blas", "lapack", "fftw", "libmkl_", "libgfortran"};
+    static const char *const parts[] = {"gpushim", "blas", "lapack", "libmkl_", "libgfortran"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (strstr(base, parts[i]))
             return true;
-    return false;
+    /* FFTW's own files only (libfftw3.so.3, libfftw3f_threads.so.3, pyFFTW's bundled libfftw3-<hash>.so.3.5.5):
+     * pyFFTW's extension module (pyfftw.cpython-311-x86_64-linux-gnu.so) is its callers' site
+     * (tests/t_fftw_apps.sh, "the native site of pyFFTW's executes"). */
+    return strncmp(base, "libfftw3", 8) == 0 && strstr(base, ".so");
 }
 
 static int gs_module_add(struct dl_phdr_info *info, size_t size, void *arg)

@@ -2,6 +2,7 @@
  * in the shared library): the routine table, option parsing, the policy parser and decision, BLAS
  * normalisation (row-major rewriting, validity, operands, cost) and JSON escaping. */
 #include <check.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,6 +426,10 @@ START_TEST(test_sites)
     ck_assert(gs_site_library_name("libscipy_openblas64_-8fb3d286.so"));
     ck_assert(gs_site_library_name("liblapack.so.3"));
     ck_assert(gs_site_library_name("libfftw3.so.3"));
+    ck_assert(gs_site_library_name("libfftw3f_threads.so.3"));
+    ck_assert(gs_site_library_name("libfftw3-6b983104.so.3.5.5")); /* pyFFTW's bundled FFTW */
+    ck_assert(!gs_site_library_name("pyfftw.cpython-311-x86_64-linux-gnu.so")); /* its callers' site */
+    ck_assert(!gs_site_library_name("fftw_pyfftw.py"));
     ck_assert(gs_site_library_name("libmkl_core.so.2"));
     ck_assert(!gs_site_library_name("_umath_linalg.cpython-312-x86_64-linux-gnu.so"));
     ck_assert(!gs_site_library_name("python3.12"));
@@ -563,6 +568,7 @@ START_TEST(test_fftw_layout)
     const int colmajor[] = {4, 1, 1, 6, 4, 4};
     ck_assert_ptr_null(layout_of(GS_FFTW_DFT, 2, colmajor, 0, NULL, false, &g));
     ck_assert(g.lay.rank == 2 && g.lay.n[0] == 6 && g.lay.n[1] == 4 && g.lay.inembed[1] == 4 && g.lay.batch == 1);
+    ck_assert(g.lay.idist == 24 && g.lay.odist == 24); /* one transform: a contiguous batch's, not 0 */
     /* Two howmany dimensions that one distance expresses (3 x 5 transforms 16 apart) are one batch of 15. */
     const int d16[] = {16, 1, 1}, h2[] = {3, 80, 80, 5, 16, 16}, h2bad[] = {3, 96, 80, 5, 16, 16};
     ck_assert_ptr_null(layout_of(GS_FFTW_DFT, 1, d16, 2, h2, false, &g));
@@ -598,13 +604,88 @@ START_TEST(test_fftw_registry)
     g.plan = &plans[1], g.prec = GS_P_Z, g.rank = 7; /* a pointer handed out again replaces its entry */
     ck_assert_int_eq(gs_fftw_register(&g), GS_OK);
     ck_assert(gs_fftw_lookup(&plans[1], &out) && out.rank == 7);
-    gs_fftw_forget(&plans[0]);
+    ck_assert_int_eq(gs_fftw_forget(&plans[0]), 0); /* the library that made it */
     ck_assert(!gs_fftw_lookup(&plans[0], &out));
-    gs_fftw_forget_all(GS_P_Z); /* fftw_cleanup: the fftwf_ plan stays */
+    ck_assert_int_eq(gs_fftw_forget(&plans[0]), -1); /* unknown now */
+    gs_fftw_forget_all(GS_P_Z, 0); /* fftw_cleanup: the fftwf_ plan stays */
     ck_assert(!gs_fftw_lookup(&plans[1], &out));
     ck_assert(gs_fftw_lookup(&plans[2], &out) && out.rank == 3);
-    gs_fftw_forget_all(GS_P_C);
+    gs_fftw_forget_all(GS_P_C, 0);
     ck_assert(!gs_fftw_lookup(&plans[2], &out));
+    /* Two FFTWs: one library's cleanup leaves the other's plans of the precision. */
+    static char other[2];
+    for (int i = 0; i < 2; i++) {
+        g.plan = &other[i], g.prec = GS_P_Z, g.lib = (uint8_t)i, g.rank = 1;
+        ck_assert_int_eq(gs_fftw_register(&g), GS_OK);
+    }
+    gs_fftw_forget_all(GS_P_Z, 0);
+    ck_assert(!gs_fftw_lookup(&other[0], &out));
+    ck_assert(gs_fftw_lookup(&other[1], &out) && out.lib == 1);
+    ck_assert_int_eq(gs_fftw_forget(&other[1]), 1);
+}
+END_TEST
+
+/* A copy of the library that defines sym, under another name in dir: a second object with the same symbols, as
+ * pyFFTW's bundled FFTW is beside the system's. */
+static void *load_copy(const void *sym, const char *dir, char *path, size_t n)
+{
+    Dl_info info;
+    ck_assert(dladdr(sym, &info) && info.dli_fname);
+    snprintf(path, n, "%s/libfftw3-copy.so", dir);
+    int in = open(info.dli_fname, O_RDONLY), out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert(in >= 0 && out >= 0);
+    char buf[1 << 16];
+    for (ssize_t k; (k = read(in, buf, sizeof buf)) > 0;)
+        ck_assert(write(out, buf, (size_t)k) == k);
+    close(in), close(out);
+    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+/* Each caller reaches its own library's definition (core/real.c), and an execute of a plan another library made
+ * goes to that library's entry (gs_fftw_cpu). */
+START_TEST(test_real_caller)
+{
+    void *ha = dlopen("libfftw3.so.3", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_ptr_nonnull(ha);
+    char dir[] = "/tmp/gs-unit-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    void *hb = load_copy(dlsym(ha, "fftw_execute"), dir, path, sizeof path);
+    ck_assert_ptr_nonnull(hb);
+    void *pa = dlsym(ha, "fftw_plan_dft_1d"), *pb = dlsym(hb, "fftw_plan_dft_1d");
+    void *ina = dlsym(ha, "fftw_execute"), *inb = dlsym(hb, "fftw_execute"); /* code in each, as a caller */
+    ck_assert(pa && pb && pa != pb);
+    int lib = -1;
+    ck_assert_int_eq(gs_real_libs(), 0);
+    ck_assert_ptr_eq(gs_real_caller(ina, pa, "fftw_plan_dft_1d", &lib), pa); /* the process-wide one */
+    ck_assert_int_eq(lib, 0);
+    ck_assert_ptr_eq(gs_real_caller(inb, pa, "fftw_plan_dft_1d", &lib), pb); /* its own */
+    ck_assert_int_eq(lib, 1);
+    ck_assert_ptr_eq(gs_real_caller(inb, pa, "fftw_cleanup", &lib), dlsym(hb, "fftw_cleanup"));
+    ck_assert_int_eq(lib, 1); /* the same library, the same number */
+    ck_assert_int_eq(gs_real_libs(), 1);
+    /* Callers whose scope has none: the main program (the global scope, where gpushim comes first), libc. */
+    ck_assert_ptr_eq(gs_real_caller((const void *)load_copy, pa, "fftw_plan_dft_1d", &lib), pa);
+    ck_assert_int_eq(lib, 0);
+    ck_assert_ptr_eq(gs_real_caller((const void *)printf, pa, "fftw_plan_dft_1d", &lib), pa);
+    ck_assert_int_eq(lib, 0);
+    ck_assert_ptr_eq(gs_real_caller(NULL, pa, "fftw_plan_dft_1d", &lib), pa);
+    /* A library's symbols and entries, cached. */
+    static _Atomic(void *) slots[GS_REAL_LIBS];
+    ck_assert_ptr_eq(gs_real_lib(1, slots, "fftw_destroy_plan"), dlsym(hb, "fftw_destroy_plan"));
+    ck_assert_ptr_eq(atomic_load(&slots[0]), dlsym(hb, "fftw_destroy_plan"));
+    ck_assert_ptr_null(gs_real_lib(0, slots, "fftw_destroy_plan"));
+    ck_assert_ptr_null(gs_real_lib(2, slots, "fftw_destroy_plan"));
+    ck_assert_ptr_null(gs_real_lib(1, slots + 1, "no_such_symbol"));
+    ck_assert_ptr_eq(gs_real_lib_entry(1, GS_E_fftw_execute_dft), dlsym(hb, "fftw_execute_dft"));
+    /* An execute that stays on the CPU: the entry of its plan's library, else the dispatcher's. */
+    gs_call_t c = {.entry = GS_E_fftw_execute, .real = ina};
+    gs_fftw_t p = {.lib = 0};
+    ck_assert_ptr_eq(gs_fftw_cpu(&c, &p), ina);
+    p.lib = 1;
+    ck_assert_ptr_eq(gs_fftw_cpu(&c, &p), inb);
+    ck_assert_ptr_eq(c.real, inb);
+    unlink(path);
+    rmdir(dir);
 }
 END_TEST
 
@@ -622,7 +703,7 @@ static Suite *suite(void)
                   test_cblas_letters, test_scalar_zero}},
         {"log", {test_json_escape, test_sites}},
         {"wp", {test_wp_protect}},
-        {"fftw", {test_fftw_geometry, test_fftw_layout, test_fftw_registry}},
+        {"fftw", {test_fftw_geometry, test_fftw_layout, test_fftw_registry, test_real_caller}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);

@@ -66,10 +66,21 @@ void gs_fftw_geom_guru(gs_fftw_geom_t *g, int kind, int prec, int sign, int rank
     }
 }
 
-void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, void *out)
+/* The FFTW that runs an unknown plan: the one its caller reaches, looked up only once the process is known to
+ * have another FFTW than the process-wide one (a planner's caller reached it), so that one FFTW costs nothing. */
+static uint8_t gs_fftw_unknown_lib(unsigned e, const void *caller)
+{
+    int lib = 0;
+    if (__builtin_expect(gs_real_libs() > 0, 0))
+        gs_real_caller(caller, gs_real(e), gs_entries[e].symbol, &lib);
+    return (uint8_t)lib;
+}
+
+void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, void *out, const void *caller)
 {
     p->op = gs_routines[gs_entries[e].routine].op;
     p->known = plan && gs_fftw_lookup(plan, &p->g);
+    p->lib = p->known ? p->g.lib : gs_fftw_unknown_lib(e, caller);
     if (p->op == GS_OP_fftexec && p->known)
         in = p->g.in, out = (void *)p->g.out;
     p->in = in, p->out = out;

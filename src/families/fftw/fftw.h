@@ -47,6 +47,8 @@ typedef struct {
     int64_t span[2];      /* real elements from the first to the last one each side touches (input, output) */
     bool gaps;            /* the output side has elements that the transform does not write */
     uint32_t execs;       /* executes of the plan before this one (the registry counts them) */
+    uint8_t lib;          /* the FFTW that made it: 0 the process-wide one (gs_real's), else gs_real_caller's
+                           * number of another (two FFTWs in one process) */
 } gs_fftw_geom_t;
 
 /* ---- the plan registry (registry.c) ------------------------------------------------------------------- */
@@ -56,10 +58,12 @@ typedef struct {
 GS_HIDDEN int gs_fftw_register(const gs_fftw_geom_t *g);
 /* Copies plan's geometry into g, counting one execute: true when the plan is known. */
 GS_HIDDEN bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g);
-/* Drops plan's entry (destroy_plan), or every entry of one precision (cleanup: fftw_cleanup makes every
- * fftw_ plan undefined, leaving the fftwf_ ones). */
-GS_HIDDEN void gs_fftw_forget(const void *plan);
-GS_HIDDEN void gs_fftw_forget_all(int prec);
+/* Drops plan's entry (destroy_plan), returning the library that made it (its lib), or -1 for a plan it did
+ * not know. */
+GS_HIDDEN int gs_fftw_forget(const void *plan);
+/* Drops every entry of one precision made by library lib (cleanup: a library's fftw_cleanup makes every
+ * fftw_ plan it made undefined, leaving its fftwf_ ones and another library's). */
+GS_HIDDEN void gs_fftw_forget_all(int prec, int lib);
 
 /* ---- geometry from the planners' arguments (fftw.c) --------------------------------------------------- */
 
@@ -83,14 +87,31 @@ GS_HIDDEN const char *gs_fftw_layout(const gs_fftw_geom_t *g, gs_fftw_layout_t *
 typedef struct {
     uint8_t op;          /* gs_op_t: fftexec, fftdft, fftr2c or fftc2r */
     bool known;          /* the plan is in the registry */
+    uint8_t lib;         /* the FFTW that runs it on the CPU (gs_fftw_cpu): the plan's, or an unknown plan's
+                          * caller's when the process has two FFTWs */
     gs_fftw_geom_t g;    /* its geometry when known */
     const void *in;      /* the arrays this execute reads and writes: the plan's, or the new-array execute's */
     void *out;
     int64_t shape[GS_FFTW_DIMS_MAX]; /* the logical sizes, for the log (describe) */
 } gs_fftw_t;
 
-/* Fills p for an execute of plan through entry e; in and out are NULL for fftw_execute (the plan's arrays). */
-GS_HIDDEN void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, void *out);
+/* Fills p for an execute of plan through entry e, called from caller (the entry's return address); in and out
+ * are NULL for fftw_execute (the plan's arrays). */
+GS_HIDDEN void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, void *out,
+                            const void *caller);
+
+/* The CPU library's entry for an execute that stays on the CPU: c->real (gs_real's, which the dispatcher set),
+ * or the entry of the FFTW that made the plan when that is another one (tests/t_fftw.sh, "two FFTWs").  The
+ * common case, one FFTW, costs one compare. */
+static inline void *gs_fftw_cpu(gs_call_t *c, const gs_fftw_t *p)
+{
+    if (__builtin_expect(p->lib != 0, 0)) {
+        void *f = gs_real_lib_entry(p->lib, c->entry);
+        if (f)
+            c->real = f;
+    }
+    return c->real;
+}
 
 /* The FFTW family's descriptor for the dispatcher (dispatch/dispatch.h).  Its operands are the input and the
  * output region, each one row of real elements spanning what the transform touches, or one region read and

@@ -1,17 +1,34 @@
 /* FFTW's planners, destroy_plan and cleanup, for double (fftw_) and single (fftwf_) precision: the template
- * plan.inc, included once per precision.  Every plan is made by the real FFTW with the caller's own arguments
- * and flags, and returned unchanged (NULL where FFTW returns NULL); the registry records its geometry, which
- * the executes look up.  These symbols are exported but are not calls of the table (GS_FFTW_PLANNERS). */
+ * plan.inc, included once per precision.  Every plan is made by the real FFTW that the caller reaches, with the
+ * caller's own arguments and flags, and returned unchanged (NULL where FFTW returns NULL); the registry records
+ * its geometry and that FFTW, which the executes look up.  These symbols are exported but are not calls of the
+ * table (GS_FFTW_PLANNERS). */
 #include "families/fftw/glue_fftw.h"
 
-/* The real definition of fn, with fn's own type, resolved once; NULL, reported once, when no library has it. */
-#define GS_FFTW_RESOLVE(fn) GS_FFTW_RESOLVE_(fn)
-#define GS_FFTW_RESOLVE_(fn) \
+/* The process-wide real definition of fn (gs_real_resolve), with fn's own type, resolved once; NULL, reported
+ * once, when no library has it. */
+#define GS_FFTW_DEFAULT(fn) GS_FFTW_DEFAULT_(fn)
+#define GS_FFTW_DEFAULT_(fn) \
     ({ \
         static _Atomic(void *) gs_slot_; \
         static atomic_bool gs_reported_; \
         gs_init(); \
         (__typeof__(&fn))gs_real_resolve(&gs_slot_, &gs_reported_, #fn, "it returns nothing"); \
+    })
+/* The definition of fn that the calling function's caller reaches (gs_real_caller: its own FFTW where the
+ * process has two), def when that is the process-wide one; its library's number into *lib, for the registry.
+ * A planner that FFTW calls through its own exported names (plan_dft_1d calls plan_many_dft) thus reaches the
+ * same FFTW as the outer one (tests/t_fftw.sh, "two FFTWs"). */
+#define GS_FFTW_CALLER(fn, def, lib) GS_FFTW_CALLER_(fn, def, lib)
+#define GS_FFTW_CALLER_(fn, def, lib) \
+    ((__typeof__(&fn))gs_real_caller(__builtin_return_address(0), (void *)(def), #fn, (lib)))
+#define GS_FFTW_RESOLVE(fn, lib) GS_FFTW_CALLER(fn, GS_FFTW_DEFAULT(fn), lib)
+/* fn as library lib (> 0: a plan's) defines it, or NULL. */
+#define GS_FFTW_IN_LIB(fn, lib) GS_FFTW_IN_LIB_(fn, lib)
+#define GS_FFTW_IN_LIB_(fn, lib) \
+    ({ \
+        static _Atomic(void *) gs_slots_[GS_REAL_LIBS]; \
+        (__typeof__(&fn))gs_real_lib((lib), gs_slots_, #fn); \
     })
 
 /* Around the real planner: the thread counts as inside FFTW, so that a planner FFTW calls through its own
@@ -23,11 +40,12 @@ static bool gs_fftw_plan_begin(void)
     return gs_depth++ > 0;
 }
 
-static void *gs_fftw_plan_end(bool nested, gs_fftw_geom_t *g, void *plan)
+static void *gs_fftw_plan_end(bool nested, gs_fftw_geom_t *g, void *plan, int lib)
 {
     gs_depth--;
     if (plan && !nested) {
         g->plan = plan;
+        g->lib = (uint8_t)lib;
         gs_fftw_geom_finish(g);
         gs_fftw_register(g);
     }

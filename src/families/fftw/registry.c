@@ -1,7 +1,7 @@
-/* The plan registry: each live FFTW plan's geometry, in a small hash table keyed by the plan pointer and
- * guarded by one lock.  A planner adds its plan, destroy_plan drops it, cleanup drops all; every execute looks
- * its plan up.  A list is changed by one pointer store on a fully built node, so that a forked child, which
- * resets the lock, finds every list whole. */
+/* The plan registry: each live FFTW plan's geometry and the FFTW that made it, in a small hash table keyed by
+ * the plan pointer and guarded by one lock.  A planner adds its plan, destroy_plan drops it, cleanup drops its
+ * library's; every execute looks its plan up.  A list is changed by one pointer store on a fully built node,
+ * so that a forked child, which resets the lock, finds every list whole. */
 #include <stdlib.h>
 
 #include "families/fftw/fftw.h"
@@ -66,22 +66,24 @@ bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g)
     return found;
 }
 
-void gs_fftw_forget(const void *plan)
+int gs_fftw_forget(const void *plan)
 {
     pthread_mutex_lock(&gs_fftw_lock);
     gs_fftw_node_t *n = gs_fftw_unlink(plan);
     pthread_mutex_unlock(&gs_fftw_lock);
+    int lib = n ? n->g.lib : -1;
     free(n);
+    return lib;
 }
 
-void gs_fftw_forget_all(int prec)
+void gs_fftw_forget_all(int prec, int lib)
 {
     for (unsigned b = 0; b < GS_FFTW_BUCKETS; b++) {
         gs_fftw_node_t *gone = NULL;
         pthread_mutex_lock(&gs_fftw_lock);
         for (gs_fftw_node_t **l = &gs_fftw_table[b]; *l;) {
             gs_fftw_node_t *n = *l;
-            if (n->g.prec != prec) {
+            if (n->g.prec != prec || n->g.lib != lib) {
                 l = &n->next;
                 continue;
             }
