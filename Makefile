@@ -153,7 +153,8 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
-	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans
+	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
+	$(B)/tests/fft_fortran
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -195,6 +196,15 @@ $(B)/tests/nested: tests/progs/nested.c | $(B)/tests
 $(B)/tests/fft_plans: tests/progs/fft_plans.c tests/progs/fft_plans.h | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lfftw3f -lm -ldl
 
+# Random FFTW plans against a reference FFTW in a namespace of its own (tests/t_fftdiff.sh).
+$(B)/tests/fft_diff: tests/progs/fft_diff.c tests/progs/fft_diff.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3_threads -lfftw3f_threads -lfftw3 -lfftw3f -lm -ldl -lpthread
+
+# FFTW's legacy Fortran interface, dfftw_ and sfftw_ (tests/t_fftw_apps.sh).  fftw3.f declares every FFTW
+# constant, most of which the program leaves unused.
+$(B)/tests/fft_fortran: tests/progs/fft_fortran.f90 | $(B)/tests
+	gfortran -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -I/usr/include $< -o $@ -lfftw3 -lfftw3f
+
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
 
@@ -224,6 +234,12 @@ $(B)/tests/coherence: bench/coherence.c src/memory/uapi.h | $(B)/tests
 
 $(B)/tests/xfer: bench/xfer.c $(LIB_OBJS) | $(B)/tests
 	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) -O2 $< $(LIB_OBJS) -o $@ -ldl -lpthread -lm
+
+# The FFT benchmark's program (bench/fft.sh), FFTW named by soname: FFTW's run-time packages alone link it.
+$(B)/bench/fft: bench/fft.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -l:libfftw3_threads.so.3 -l:libfftw3f_threads.so.3 -l:libfftw3.so.3 \
+		-l:libfftw3f.so.3 -lm -lpthread
 
 # Unit tests link the library's objects directly: its internal functions are hidden in the .so.
 $(B)/tests/unit: $(wildcard tests/unit/*.c) $(LIB_OBJS) | $(B)/tests

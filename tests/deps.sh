@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 
 demo_pkgs="build-essential python3 python3-venv libunwind-dev libfftw3-dev"
 test_pkgs="$demo_pkgs pkg-config check libopenblas-dev libblas3 liblapack3 \
-python3-numpy python3-scipy man-db groff-base liblapack-test chromium r-base-core octave gdb"
+python3-numpy python3-scipy man-db groff-base liblapack-test chromium r-base-core octave gdb \
+python3-pyfftw gfortran"
 usage="usage: tests/deps.sh test|demo, or tests/deps.sh list test|demo"
 case $mode in
 demo) pkgs=$demo_pkgs ;;
@@ -55,6 +56,8 @@ mkdir -p build
 venv build/venv-np2 numpy==2.4.6
 [ "$mode" = test ] && venv build/venv-np2 scipy==1.17.1 scipy-openblas32==0.3.34.481.3 scipy-openblas64==0.3.34.481.3 \
     pytest==8.4.2 hypothesis==6.140.2
+# PyPI's pyFFTW wheel bundles its own FFTW under renamed files (tests/t_fftw_apps.sh).
+[ "$mode" = test ] && venv build/venv-np2 pyfftw==0.15.1
 # NumPy 1.26's wheel bundles an ILP64 OpenBLAS with the 64_ suffix (dgemm_64_, cblas_dgemm64_).
 [ "$mode" = test ] && venv build/venv-np1 numpy==1.26.4 pytest==8.4.2 hypothesis==6.140.2
 exit 0

@@ -4,12 +4,12 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites log notices loading cache; default
-#   all)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites log notices fft loading cache;
+#   default all)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites log notices loading cache} "
+GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites log notices fft loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -257,6 +257,43 @@ if want notices; then
     notice old-driver "the NVIDIA driver is too old: it supports CUDA 12.2, and libcudart.so.13 is CUDA 13" \
         LD_LIBRARY_PATH=$(pwd)/build/olddriver:$LD_LIBRARY_PATH
     notice no-libraries "no CUDA libraries in GPUSHIM_CUDA_LIBDIR=/nonexistent" GPUSHIM_CUDA_LIBDIR=/nonexistent
+fi
+
+# 8. FFTW on cuFFT: fft_diff's random plans, larger than the stand-in's (--big: up to 2^22 points an execute),
+# with every eligible execute forced onto the real cuFFT, each result within FFTW's own accuracy of a reference
+# FFTW the shim cannot see, and each execute where fft_diff expects it, the eligible ones where=gpu
+# (tests/t_fftdiff.sh has the stand-in's checks).  FFT_CASES (default 2000) and FFT_SEED (default 1).
+if want fft; then
+    n=${FFT_CASES:-2000}
+    GPUSHIM_LOG=$OUT/fft.log shim $T/fft_diff "${FFT_SEED:-1}" $n --big --expect $OUT/fft.exp >$OUT/fft.out \
+        2>$OUT/fft.err
+    rc=$?
+    # (each execute in the log, in the order they ended, against fft_diff's "gpu", "cpu REASON", "cpu" or "any")
+    $PY - $OUT/fft.exp $OUT/fft.log >$OUT/fft.placed <<'EOF'
+import json, sys
+exp = [l.split(" ", 2) for l in open(sys.argv[1]).read().splitlines()]
+recs = [r for r in map(json.loads, open(sys.argv[2])) if "routine" in r]
+bad = []
+for (case, routine, want), r in zip(exp, recs):
+    got = "gpu" if r["where"] == "gpu" else "cpu " + str(r.get("why"))
+    if r["routine"] != routine or not (want == "any" or got == want or (want == "cpu" and got[:4] == "cpu ")):
+        bad.append(f"case {case}: {routine} expected {want}, logged {r['routine']} {got}")
+if len(exp) != len(recs):
+    bad.append(f"{len(exp)} executes expected, {len(recs)} logged")
+print("\n".join(bad[:20]))
+sys.exit(1 if bad else 0)
+EOF
+    placed=$?
+    g=$(grep -c ' gpu$' $OUT/fft.exp)
+    on=$(count $OUT/fft.log -- where=gpu)
+    if [ $rc = 0 ] && grep -q "^cases $n passed $n failed 0\$" $OUT/fft.out && [ $placed = 0 ] && [ "$on" -ge "$g" ] &&
+        [ "$g" -gt 0 ] && [ ! -s $OUT/fft.err ]; then
+        ok "fft_diff: $n cases within tolerance ($(sed -n 's/.*\(worst ratio [^ ]*\).*/\1/p' $OUT/fft.out)), $on of\
+ $(count $OUT/fft.log) executes on the GPU, each where expected"
+    else
+        bad "fft_diff: $(grep -c ' FAIL' $OUT/fft.out) of $n cases failed, $on executes on the GPU ($g expected),\
+ $(grep -c . $OUT/fft.placed) misplaced (fft.out, fft.placed)"
+    fi
 fi
 
 # 3. Loading, nesting, fork and threads.
