@@ -30,7 +30,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-sites depgraph entries install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-fft bench-sites depgraph entries install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -44,6 +44,7 @@ help:
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
 	@echo "make bench-cache    on a GPU machine: the residency cache against the CPU and CuPy (bench/results/cache.md)"
 	@echo "make bench-lapack   on a GPU machine: numpy.linalg and scipy.linalg against the CPU and CuPy (bench/results/lapack.md)"
+	@echo "make bench-fft      on a GPU machine: FFTW against cuFFTW, CuPy and FFTW's 16 threads (bench/results/fft.md)"
 	@echo "make bench-sites    what the log's call sites cost per call, from C and Python (bench/results/sites.md)"
 	@echo "make entries        build/entries.txt: every entry point, with its routine and template"
 	@echo "make depgraph       the module graph's layer violations and cycles, and the sources' sizes (tests/t_layers.sh)"
@@ -283,6 +284,9 @@ bench-cache: $(LIB)
 
 bench-lapack: $(LIB)
 	bench/lapack.sh
+
+bench-fft: $(LIB) $(B)/bench/fft
+	bench/fft.sh
 
 # The layers of issue 18 (no call from a folder to a higher one, no cycle) and the sources' size limits;
 # tests/t_layers.sh checks both in make check.
