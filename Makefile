@@ -155,7 +155,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
-	$(B)/tests/fft_fortran
+	$(B)/tests/fft_fortran $(B)/tests/fft_steps
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -206,6 +206,10 @@ $(B)/tests/fft_diff: tests/progs/fft_diff.c tests/progs/fft_diff.h | $(B)/tests
 $(B)/tests/fft_fortran: tests/progs/fft_fortran.f90 | $(B)/tests
 	gfortran -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -I/usr/include $< -o $@ -lfftw3 -lfftw3f
 
+# An in-place FFT stepped 25 times, the array changed by the CPU at the first 3 (tests/t_cache.sh, "resting").
+$(B)/tests/fft_steps: tests/progs/fft_steps.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lm
+
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
 
@@ -237,7 +241,7 @@ $(B)/tests/xfer: bench/xfer.c $(LIB_OBJS) | $(B)/tests
 	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) -O2 $< $(LIB_OBJS) -o $@ -ldl -lpthread -lm
 
 # The FFT benchmark's program (bench/fft.sh), FFTW named by soname: FFTW's run-time packages alone link it.
-$(B)/bench/fft: bench/fft.c
+$(B)/bench/fft: bench/fft.c bench/pool.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -l:libfftw3_threads.so.3 -l:libfftw3f_threads.so.3 -l:libfftw3.so.3 \
 		-l:libfftw3f.so.3 -lm -lpthread

@@ -74,6 +74,23 @@ env LD_PRELOAD="$T/libotherfree.so $LIB" GPUSHIM_CUDA_LIBDIR="$SI" GPUSHIM_OFFLO
 check "reuse, the shim's free hook bypassed: results equal, hits still made" \
     sh -c "$T/blas_cmp $W/reuse.ref $W/other.bin && [ $(logsum cache_hits $W/other.log) -gt 0 ]"
 
+# Resting (cache.c, GS_CACHE_REST): a 32 MiB array transformed in place, changed by the CPU before each of the
+# first 3 executes.  Its entry is made at the first, found stale at the second and third and dropped; the array
+# is then copied untracked for 16 executes (4 to 19), tracked again from the 20th, and found on the device from
+# the 21st.  Without resting, executes 4 to 25 would all hit; tracking a large array the program rewrites costs
+# as much as copying it.
+$T/fft_steps 25 3 >$W/steps.plain
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/steps.log $T/fft_steps 25 3 >$W/steps.shim
+check "resting: results equal (sums of squares within 1e-9)" $PY -c "
+import sys
+a = [float(l.split()[2]) for l in open('$W/steps.plain')]
+b = [float(l.split()[2]) for l in open('$W/steps.shim')]
+sys.exit(not (len(a) == len(b) == 25 and all(abs(x - y) <= 1e-9 * abs(x) for x, y in zip(a, b))))"
+check "resting: the array rests after two stale uses, and is found on the device again from the 21st execute" $PY -c "
+import json, sys
+h = [json.loads(l)['cache_hits'] for l in open('$W/steps.log') if '\"routine\"' in l]
+sys.exit(not (len(h) == 25 and sum(h[:20]) == 0 and h[20:] == [1] * 5))"
+
 # NumPy as scientists write it (Debian's NumPy, cblas_dgemm and cblas_dgemv).
 /usr/bin/python3 tests/py/cache_numpy.py $W/py.ref.npz
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/py.log /usr/bin/python3 tests/py/cache_numpy.py $W/py.npz 2>$W/py.err

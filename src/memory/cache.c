@@ -13,10 +13,19 @@
 #include "memory/wp.h"
 
 #define GS_CACHE_SLOTS 256
+/* An entry whose device copy was of no use at this many uses in a row (an input the program had changed, an
+ * output written again before any call read it) is dropped, and its matrix is not tracked for the next
+ * GS_CACHE_REST uses: tracking (protecting and checking its pages) costs on every use, about as much as copying
+ * it, and the program is rewriting it, as a time-stepping loop does (bench/fft.sh's loop; tests/t_cache.sh,
+ * "resting"). */
+#define GS_CACHE_STALE 2
+#define GS_CACHE_REST 16
+/* Only matrices this large rest: below, tracking costs less than a call's latency. */
+#define GS_CACHE_REST_MIN ((size_t)32 << 20)
 
 typedef enum {
     GS_CE_FREE,
-    GS_CE_SEEN,  /* an operand of an earlier call, not cached: the policy's hint */
+    GS_CE_SEEN,  /* an operand of an earlier call, not cached: the policy's hint (with rest > 0: resting) */
     GS_CE_VALID, /* the device copy equals the host memory as of the protection */
     GS_CE_BUSY,  /* bound by the current call */
     GS_CE_DEAD,  /* dropped; its device memory is freed by the next call */
@@ -31,6 +40,8 @@ typedef struct {
     gs_cstate_t state;
     bool doomed;      /* BUSY, and the memory was freed meanwhile: drop at the end of the call */
     bool verified;    /* found private (gs_wp_clean's full check) once: later checks are the fast ones */
+    uint8_t stale;    /* uses in a row at which the device copy was of no use (GS_CACHE_STALE) */
+    uint8_t rest;     /* SEEN: uses left before the matrix is tracked again (GS_CACHE_REST) */
     uint64_t used;    /* clock of the last use */
 } gs_centry_t;
 
@@ -84,12 +95,14 @@ static void gs_cache_drop(gs_centry_t *e)
         e->state = GS_CE_FREE;
 }
 
-/* With the lock held: drops every entry whose pages overlap [lo, hi), except those bound by the current call. */
+/* With the lock held: drops every entry whose pages overlap [lo, hi), except those bound by the current call
+ * and resting ones, which are about how the program uses the matrix, not about its contents. */
 static void gs_cache_drop_pages(uintptr_t lo, uintptr_t hi)
 {
     for (int i = 0; i < GS_CACHE_SLOTS; i++) {
         gs_centry_t *e = &gs_c.e[i];
-        if (e->state != GS_CE_FREE && e->state != GS_CE_BUSY && e->lo < hi && lo < e->hi)
+        if (e->state != GS_CE_FREE && e->state != GS_CE_BUSY && !(e->state == GS_CE_SEEN && e->rest) &&
+            e->lo < hi && lo < e->hi)
             gs_cache_drop(e);
     }
 }
@@ -237,7 +250,7 @@ bool gs_cache_expect(const gs_hreg_t *h)
         return false;
     pthread_mutex_lock(&gs_c.lock);
     gs_centry_t *e = gs_cache_find(-1, h);
-    bool known = e != NULL;
+    bool known = e && !(e->state == GS_CE_SEEN && e->rest); /* a resting matrix is copied */
     if (!e && (e = gs_cache_slot())) {
         uintptr_t lo = (uintptr_t)h->host;
         *e = (gs_centry_t){.key = *h, .lo = gs_page_down(lo), .hi = gs_page_up(lo + gs_hreg_extent(h)),
@@ -325,6 +338,23 @@ static void gs_cache_limit(int dev)
         d->max = 1; /* 0 means unresolved: GPUSHIM_CACHE_MAX=0 caches nothing */
 }
 
+/* Drops entry e, which the current call had bound into b, and leaves its matrix resting (GS_CACHE_REST): the
+ * call copies it as an uncached operand.  Returns NULL. */
+static gs_centry_t *gs_cache_retire(gs_centry_t *e, gs_cbind_t *b)
+{
+    pthread_mutex_lock(&gs_c.lock);
+    e->state = GS_CE_DEAD;
+    *b = (gs_cbind_t){.out = b->out, .slot = -1};
+    gs_centry_t *r = gs_cache_slot();
+    if (r)
+        *r = (gs_centry_t){.key = e->key, .lo = e->lo, .hi = e->hi, .state = GS_CE_SEEN, .rest = GS_CACHE_REST,
+                           .used = ++gs_c.clock};
+    gs_cache_bounds();
+    pthread_mutex_unlock(&gs_c.lock);
+    gs_wp_unprotect(e->lo, e->hi); /* the program writes it: no faults */
+    return NULL;
+}
+
 /* The entry for operand h in this call on device dev, found or made (fresh), bound into b; NULL when none.  A
  * found entry is a hit when the call reads it and none of its pages changed since it was protected.  again: an
  * earlier call used h too. */
@@ -337,6 +367,12 @@ static gs_centry_t *gs_cache_take(int dev, const gs_hreg_t *h, bool in, bool out
     pthread_mutex_lock(&gs_c.lock);
     gs_centry_t *e = gs_cache_find(dev, h);
     gs_cstate_t was = e ? e->state : GS_CE_FREE;
+    if (was == GS_CE_SEEN && e->rest) { /* resting: copied, not tracked */
+        e->rest--;
+        e->used = ++gs_c.clock;
+        pthread_mutex_unlock(&gs_c.lock);
+        return NULL;
+    }
     if (was == GS_CE_BUSY || was == GS_CE_VALID) { /* BUSY: the same matrix twice in one call (A @ A.T) */
         e->state = GS_CE_BUSY;
         e->used = ++gs_c.clock;
@@ -347,6 +383,9 @@ static gs_centry_t *gs_cache_take(int dev, const gs_hreg_t *h, bool in, bool out
     if (was == GS_CE_BUSY || was == GS_CE_VALID) {
         b->hit = was == GS_CE_VALID && in && gs_wp_clean(lo, hi, !e->verified);
         e->verified |= b->hit;
+        e->stale = b->hit ? 0 : e->stale + (was == GS_CE_VALID);
+        if (e->stale >= GS_CACHE_STALE && bytes >= GS_CACHE_REST_MIN)
+            return gs_cache_retire(e, b);
         return e;
     }
     /* A new entry: for an operand only read, on its second use (protecting costs more than one copy of a
