@@ -21,12 +21,12 @@
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "pool.h"
 
 /* ---- FFTW's API, both precisions: plans are opaque pointers, complex arrays pairs of reals ---------------- */
 typedef void *plan_t;
@@ -94,44 +94,7 @@ typedef struct {
     double timelimit, small_s;
 } ctx_t;
 
-enum { SAMPLES = 4096, POOL = 1048573 }; /* a prime, so the pool's period never lines up with a dimension */
-static double pool[POOL];
-static float pool_f[POOL];
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Values in [-1, 1) from splitmix64, reproducible (bench/fft_cupy.py makes the same ones). */
-static void pool_init(void)
-{
-    uint64_t x = 0x9e3779b97f4a7c15u;
-    for (int i = 0; i < POOL; i++) {
-        uint64_t z = (x += 0x9e3779b97f4a7c15u);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        z ^= z >> 31;
-        pool[i] = (double)(z >> 11) * 0x1p-52 - 1.0;
-        pool_f[i] = (float)pool[i];
-    }
-}
-
-/* count reals from the pool, cyclically from index start on: at the rate of memcpy, so that rewriting a 2 GiB
- * input before every timed run costs a fraction of a second. */
-static void fill(void *dst, size_t count, int single, size_t start)
-{
-    size_t es = single ? sizeof(float) : sizeof(double), off = start % POOL;
-    const char *src = single ? (const char *)pool_f : (const char *)pool;
-    char *p = dst;
-    while (count) {
-        size_t len = POOL - off < count ? POOL - off : count;
-        memcpy(p, src + off * es, len * es);
-        p += len * es, count -= len, off = 0;
-    }
-}
+enum { SAMPLES = 4096 }; /* outputs sampled for the reference */
 
 static double get(const void *x, size_t i, int single)
 {
@@ -355,7 +318,7 @@ static plan_t make_plan(const ctx_t *cx, const api_t *a, const case_t *c, void *
 
 static void fill_input(const case_t *c, const geom_t *g, void *in, int single)
 {
-    fill(in, reals(g->in_n, g->in_cplx), single, 0);
+    pool_fill(in, reals(g->in_n, g->in_cplx), single, 0);
     if (c->kind == K_C2R)
         make_hermitian(in, c, single);
 }
@@ -479,31 +442,8 @@ typedef struct {
     void *in, *out;
     plan_t plan;
     double plan_ms;
+    long double ein; /* the input's energy, for Parseval's identity */
 } setup_t;
-
-/* Arrays and the plan of a one-plan case, the input written after planning (measure overwrites it); 0, or -1
- * after its error line. */
-static int prepare(const ctx_t *cx, const api_t *a, const case_t *c, setup_t *s)
-{
-    s->g = geom_of(c);
-    size_t es = a->single ? sizeof(float) : sizeof(double);
-    s->in = alloc(cx, a, es * reals(s->g.in_n, s->g.in_cplx));
-    s->out = alloc(cx, a, es * reals(s->g.out_n, s->g.out_cplx));
-    s->plan = NULL;
-    if (!s->in || !s->out) {
-        fail_line(cx, a, c, "out of host memory");
-        return -1;
-    }
-    double t0 = now();
-    s->plan = make_plan(cx, a, c, s->in, s->out, FFTW_FWD);
-    s->plan_ms = 1e3 * (now() - t0);
-    if (!s->plan) {
-        fail_line(cx, a, c, "the planner returned NULL");
-        return -1;
-    }
-    fill_input(c, &s->g, s->in, a->single);
-    return 0;
-}
 
 static void finish(const ctx_t *cx, const api_t *a, setup_t *s)
 {
@@ -513,16 +453,41 @@ static void finish(const ctx_t *cx, const api_t *a, setup_t *s)
     release(cx, a, s->out);
 }
 
+/* Arrays and the plan of a one-plan case, the input written after planning (measure overwrites it) and its
+ * energy taken; 0, or -1 after its error line, with nothing left to release. */
+static int prepare(const ctx_t *cx, const api_t *a, const case_t *c, setup_t *s)
+{
+    s->g = geom_of(c);
+    size_t es = a->single ? sizeof(float) : sizeof(double);
+    s->in = alloc(cx, a, es * reals(s->g.in_n, s->g.in_cplx));
+    s->out = alloc(cx, a, es * reals(s->g.out_n, s->g.out_cplx));
+    s->plan = NULL;
+    if (!s->in || !s->out) {
+        fail_line(cx, a, c, "out of host memory");
+        goto fail;
+    }
+    double t0 = now();
+    s->plan = make_plan(cx, a, c, s->in, s->out, FFTW_FWD);
+    s->plan_ms = 1e3 * (now() - t0);
+    if (!s->plan) {
+        fail_line(cx, a, c, "the planner returned NULL");
+        goto fail;
+    }
+    fill_input(c, &s->g, s->in, a->single);
+    s->ein = energy(c, s->in, s->g.in_n, s->g.in_cplx, a->single);
+    return 0;
+fail:
+    finish(cx, a, s);
+    return -1;
+}
+
 /* A large transform: one warm-up execute, then repeat timed ones, the input rewritten before each (untimed):
  * every execute reads input that the CPU has just written, as in a program that transforms new data. */
 static int run_large(const ctx_t *cx, const api_t *a, const case_t *c)
 {
     setup_t s;
-    if (prepare(cx, a, c, &s)) {
-        finish(cx, a, &s);
+    if (prepare(cx, a, c, &s))
         return 1;
-    }
-    long double ein = energy(c, s.in, s.g.in_n, s.g.in_cplx, a->single);
     double t[MAX_REPEAT + 1], best, median;
     for (int r = 0; r <= cx->repeat; r++) {
         if (r)
@@ -533,7 +498,7 @@ static int run_large(const ctx_t *cx, const api_t *a, const case_t *c)
     }
     double first = 1e3 * t[0];
     best_median(t + 1, cx->repeat, &best, &median);
-    double err = check_out(cx, a, c, &s.g, s.out), pars = parseval(c, &s.g, ein, s.out, a->single);
+    double err = check_out(cx, a, c, &s.g, s.out), pars = parseval(c, &s.g, s.ein, s.out, a->single);
     head(cx, a, c);
     printf(",\"plan_ms\":%.4g,\"first_ms\":%.4g,\"best_ms\":%.4g,\"median_ms\":%.4g,\"runs\":%d", s.plan_ms, first,
            best, median, cx->repeat);
@@ -553,11 +518,8 @@ static int run_large(const ctx_t *cx, const api_t *a, const case_t *c)
 static int run_small(const ctx_t *cx, const api_t *a, const case_t *c)
 {
     setup_t s;
-    if (prepare(cx, a, c, &s)) {
-        finish(cx, a, &s);
+    if (prepare(cx, a, c, &s))
         return 1;
-    }
-    long double ein = energy(c, s.in, s.g.in_n, s.g.in_cplx, a->single);
     double t0 = now(), t[MAX_REPEAT], best, median;
     a->execute(s.plan);
     double first = now() - t0;
@@ -578,7 +540,7 @@ static int run_small(const ctx_t *cx, const api_t *a, const case_t *c)
         t[r] = (now() - t0) / (double)iters;
     }
     best_median(t, cx->probe ? 1 : cx->repeat, &best, &median);
-    double err = check_out(cx, a, c, &s.g, s.out), pars = parseval(c, &s.g, ein, s.out, a->single);
+    double err = check_out(cx, a, c, &s.g, s.out), pars = parseval(c, &s.g, s.ein, s.out, a->single);
     head(cx, a, c);
     if (cx->probe)
         printf(",\"probe\":true");
@@ -600,7 +562,7 @@ static int run_small(const ctx_t *cx, const api_t *a, const case_t *c)
 static void kernel(double *k, size_t n)
 {
     for (size_t i = 0, j = 7777; i < n; i++, j = j + 1 == POOL ? 0 : j + 1)
-        k[i] = (0.75 + 0.25 * pool[j]) / (double)n;
+        k[i] = (0.75 + 0.25 * pool_d[j]) / (double)n;
 }
 
 static void step_line(const ctx_t *cx, const api_t *a, const case_t *c, double plan_ms, const double *t,
@@ -643,7 +605,7 @@ static int run_step(const ctx_t *cx, const api_t *a, const case_t *c)
         fail_line(cx, a, c, "the planner returned NULL");
         goto out;
     }
-    fill(x, 2 * n, a->single, 0);
+    pool_fill(x, 2 * n, a->single, 0);
     kernel(k, n);
     double t[3] = {0, 0, 0}, first = 0, lo = INFINITY, hi = 0;
     for (int s = 0; s <= c->steps; s++) {

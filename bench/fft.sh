@@ -32,8 +32,8 @@
 #   CUDA_HOME [/usr/local/cuda]   GPUSHIM_LIB [build/libgpushim.so]   NO_GPU [0]: skip cufftw and cupy
 #   RESULTS [bench/results] where fft.jsonl, fft.md, fft.svg and the gpushim logs go   COMMIT [git's]
 # Exit status 1 when a result failed its check (the report says which), 0 otherwise.
-set -eu
-cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 ROOT=$(pwd)
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1 && shift
@@ -66,7 +66,6 @@ THREADS=${THREADS:-$(nproc)}
 DEADLINE_S=${DEADLINE_S:-480}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 GPUSHIM_LIB=${GPUSHIM_LIB:-$ROOT/build/libgpushim.so}
-PY=${PYTHON:-python3}
 mkdir -p "$R" "$W/ref"
 R=$(cd "$R" && pwd)
 RAW=$R/fft.jsonl
@@ -86,20 +85,14 @@ for m in $LARGE_MODES $STEP_MODES $SMALL_MODES; do
         *) die "unknown mode '$m'" ;; esac
 done
 case " $STEP_MODES $SMALL_MODES " in *" cupy "*) die "cupy runs the LARGE cases only" ;; esac
-if [ ! -x $PROG ] || [ bench/fft.c -nt $PROG ]; then
+if [ ! -x $PROG ] || [ bench/fft.c -nt $PROG ] || [ bench/pool.h -nt $PROG ]; then
     say "building $PROG"
     make --no-print-directory $PROG >&2 || [ -x $PROG ] || die "could not build $PROG"
 fi
 missing=$(ldd $PROG | awk '/not found/ {print $1}' | tr '\n' ' ')
 [ -z "$missing" ] || die "$PROG: libraries not found: $missing(put them on LD_LIBRARY_PATH)"
 
-GPU_NAME=
-if [ "${NO_GPU:-0}" != 1 ] && command -v nvidia-smi >/dev/null &&
-    GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) && [ -n "$GPU_NAME" ]; then
-    HAVE_GPU=1
-else
-    HAVE_GPU=0 GPU_NAME=
-fi
+detect_gpu
 CUFFTW=$CUDA_HOME/lib64/libcufftw.so
 
 # ---- the raw file: what ran where -------------------------------------------------------------------------
@@ -132,14 +125,14 @@ unavailable() {
 for m in $LARGE_MODES $STEP_MODES $SMALL_MODES; do
     case $m in
         gpushim*) [ -f "$GPUSHIM_LIB" ] || unavailable "$m" "no $GPUSHIM_LIB (make lib)" ;;
-        cufftw) if [ $HAVE_GPU = 0 ]; then unavailable "$m" "no GPU"
+        cufftw) if [ "$HAVE_GPU" = 0 ]; then unavailable "$m" "no GPU"
                 elif [ ! -f "$CUFFTW" ]; then unavailable "$m" "no $CUFFTW"; fi ;;
-        cupy) if [ $HAVE_GPU = 0 ]; then unavailable "$m" "no GPU"
+        cupy) if [ "$HAVE_GPU" = 0 ]; then unavailable "$m" "no GPU"
               elif ! "$PY" -c 'import cupy; assert cupy.cuda.runtime.getDeviceCount() > 0' 2>/dev/null; then
                   unavailable "$m" "CuPy does not import with $PY"; fi ;;
     esac
 done
-[ $HAVE_GPU = 1 ] || say "no GPU: the gpushim modes run on the CPU (the shim says so once per process)"
+[ "$HAVE_GPU" = 1 ] || say "no GPU: the gpushim modes run on the CPU (the shim says so once per process)"
 
 # ---- the runs ---------------------------------------------------------------------------------------------
 WISDOM_ARGS=()

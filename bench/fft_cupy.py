@@ -16,13 +16,13 @@ import time
 
 import numpy as np
 
-POOL = 1048573  # as bench/fft.c: the same values in the same order
+POOL = 1048573  # as bench/pool.h: the same values in the same order
 SAMPLES = 4096
 TOL = {"d": 1e-10, "s": 1e-4}
 
 
 def make_pool():
-    """bench/fft.c's pool_init: splitmix64 from the golden-ratio increment, in [-1, 1)."""
+    """bench/pool.h's pool_init: splitmix64 from the golden-ratio increment, in [-1, 1)."""
     z = np.arange(2, POOL + 2, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)

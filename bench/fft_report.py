@@ -8,10 +8,13 @@ usage: python fft_report.py [RAW.jsonl] [--out PREFIX]
 """
 import argparse
 import collections
-import json
 import math
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the shared part beside us, even under python -P
+from report_lib import (Page, decades, find_log, fmt, json_lines, out_prefix, run_lines,  # noqa: E402
+                        svg_close, svg_open, write, y_grid)
 
 MODES = {  # mode -> (heading, bar colour), in the order of the columns
     "fftw": ("FFTW", "#444444"),
@@ -46,14 +49,8 @@ class Results:
         self.order = collections.defaultdict(list)  # group -> cases in first-seen order
         self.dir = os.path.dirname(os.path.abspath(path))
         self.logs = {}
-        with open(path) as f:
-            for i, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    self.add(json.loads(line))
-                except ValueError:
-                    print(f"fft_report: {path}:{i}: not JSON, ignored", file=sys.stderr)
+        for r in json_lines(path, "fft_report"):
+            self.add(r)
 
     def add(self, r):
         if "meta" in r:
@@ -85,30 +82,21 @@ class Results:
         """(prec, kind, shape, howmany) -> {where: calls, "h2d": bytes, "d2h": bytes, "why": Counter}."""
         if path in self.logs:
             return self.logs[path]
-        counts = None
-        for p in (path, os.path.join(self.dir, os.path.basename(path))):
-            if os.path.exists(p):
-                counts = collections.defaultdict(lambda: {"gpu": 0, "cpu": 0, "h2d": 0, "d2h": 0,
-                                                          "why": collections.Counter()})
-                with open(p) as f:
-                    for line in f:
-                        try:
-                            r = json.loads(line)
-                        except ValueError:
-                            continue
-                        rt = str(r.get("routine", ""))
-                        if not rt.startswith("fftw") or "shape" not in r:
-                            continue
-                        c = counts[("s" if rt.startswith("fftwf_") else "d", r.get("kind"), tuple(r["shape"]),
-                                    r.get("b", 1))]
-                        c["gpu" if r.get("where") == "gpu" else "cpu"] += 1
-                        c["h2d"] += r.get("bytes_h2d") or 0
-                        c["d2h"] += r.get("bytes_d2h") or 0
-                        if r.get("where") != "gpu" and r.get("why"):
-                            c["why"][r["why"]] += 1
-                break
-        else:
-            print(f"fft_report: no gpushim log {path}: calls on the GPU not shown", file=sys.stderr)
+        p = find_log("fft_report", path, [self.dir])
+        if p is None:
+            self.logs[path] = None
+            return None
+        counts = collections.defaultdict(lambda: {"gpu": 0, "cpu": 0, "h2d": 0, "d2h": 0, "why": collections.Counter()})
+        for r in json_lines(p):
+            rt = str(r.get("routine", ""))
+            if not rt.startswith("fftw") or "shape" not in r:
+                continue
+            c = counts[("s" if rt.startswith("fftwf_") else "d", r.get("kind"), tuple(r["shape"]), r.get("b", 1))]
+            c["gpu" if r.get("where") == "gpu" else "cpu"] += 1
+            c["h2d"] += r.get("bytes_h2d") or 0
+            c["d2h"] += r.get("bytes_d2h") or 0
+            if r.get("where") != "gpu" and r.get("why"):
+                c["why"][r["why"]] += 1
         self.logs[path] = counts
         return counts
 
@@ -127,16 +115,6 @@ def ordered(cases):
     """(case, precision) pairs by case in first-seen order, double before single."""
     names = list(dict.fromkeys(c for c, _ in cases))
     return sorted(cases, key=lambda cp: (names.index(cp[0]), "ds".index(cp[1])))
-
-
-def fmt(t):
-    if t >= 100:
-        return f"{t:.0f}"
-    if t >= 10:
-        return f"{t:.1f}"
-    if t >= 1:
-        return f"{t:.2f}"
-    return f"{t:.3f}"
 
 
 def title(case):
@@ -162,17 +140,13 @@ def pretty(dims):
     return dims
 
 
-class Report:
+class Report(Page):
     def __init__(self, res):
+        super().__init__()
         self.res = res
-        self.lines = []
-        self.notes = {}
         self.wrong = []
         self.checked = 0
         self.ratios = collections.defaultdict(list)  # (group, other mode) -> [(ratio, case, prec)]
-
-    def note(self, text):
-        return self.notes.setdefault(text, len(self.notes) + 1)
 
     def value(self, rec):
         """The cell's figure: ms per execute (large), per step (step), microseconds per execute (small)."""
@@ -315,17 +289,14 @@ class Report:
     def render(self):
         res = self.res
         self.lines += ["# FFT benchmark", ""]
-        for m in res.meta:
-            k = m.get("knobs", {})
-            fv = next((p.get("fftw_version") for p in res.progs if p.get("fftw_version")), "?")
-            cp = next((p.get("cupy") for p in res.progs if p.get("cupy")), None)
-            self.lines.append(f"Run {m.get('date')} on {m.get('host')} ({m.get('cpus')} CPUs, GPU: {m.get('gpu')}), "
-                              f"commit {m.get('commit')}, {fv}" + (f", CuPy {cp}" if cp else "") +
-                              (", **quick mode (tiny sizes, one timed run: tests the pipeline, measures nothing)**"
-                               if m.get("quick") else "") + ".")
-            self.lines.append("Knobs: " + "; ".join(f"{a}={b}" for a, b in k.items() if b) + ".")
-        if res.elapsed:
-            self.lines.append(f"Wall time of the runs: {' + '.join(f'{e} s' for e in res.elapsed)}.")
+        fv = next((p.get("fftw_version") for p in res.progs if p.get("fftw_version")), "?")
+        cp = next((p.get("cupy") for p in res.progs if p.get("cupy")), None)
+
+        def versions(m):
+            quick = ", **quick mode (tiny sizes, one timed run: tests the pipeline, measures nothing)**"
+            return f", {fv}" + (f", CuPy {cp}" if cp else "") + (quick if m.get("quick") else "")
+
+        self.lines += run_lines(res.meta, res.elapsed, versions)
         knobs = (res.meta[0].get("knobs") if res.meta else None) or {}
         plan = knobs.get("PLAN", "measure")
         self.lines += ["", f"Each cell is the time of whole executes as the program times them (fftw_execute from "
@@ -357,9 +328,7 @@ class Report:
         tables, self.lines = self.lines, []
         self.summary()
         self.lines = body + self.lines + tables
-        if self.notes:
-            self.lines += ["Notes:", ""] + [f"({i}) {t}  " for t, i in self.notes.items()] + [""]
-        return "\n".join(self.lines) + "\n"
+        return self.text()
 
 
 def svg(rep):
@@ -372,10 +341,7 @@ def svg(rep):
     width = max(640, L + 20 + max((len(res.order[g]) * (len(res.modes(g)) * bw + gap) for g, _, _ in panels),
                                   default=0))
     height = 50 + len(panels) * (PH + T + B) + 10
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-           'font-family="sans-serif" font-size="11">', f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14">FFT: time per execute or step, '
-           'log scale (lower is better)</text>']
+    out = svg_open(width, height, "FFT: time per execute or step, log scale (lower is better)", 18)
     for i, m in enumerate(used):
         x = 20 + (i % 6) * 150
         y = 34 + 14 * (i // 6)
@@ -388,18 +354,14 @@ def svg(rep):
         vals = [v for v in vals if v]
         if not vals:
             continue
-        y0, y1 = math.floor(math.log10(min(vals))), math.ceil(math.log10(max(vals)))
-        y1 += y1 == y0
+        y0, y1 = decades(vals)
         top = oy + T
 
         def Y(v):
             return top + PH * (1 - (math.log10(v) - y0) / (y1 - y0))
 
         out.append(f'<text x="{L}" y="{oy + T - 10}" font-size="12" font-weight="bold">{heading} ({unit})</text>')
-        for e in range(y0, y1 + 1):
-            y = Y(10.0 ** e)
-            out.append(f'<line x1="{L}" y1="{y:.1f}" x2="{width - 10}" y2="{y:.1f}" stroke="#ddd"/>')
-            out.append(f'<text x="{L - 4}" y="{y + 4:.1f}" text-anchor="end">{10.0 ** e:g}</text>')
+        out += y_grid(L, width - 10, y0, y1, Y)
         x = L + gap / 2
         for case, prec in ordered(res.order[g]):
             gx = x
@@ -418,8 +380,7 @@ def svg(rep):
             x += gap
         out.append(f'<line x1="{L}" y1="{top + PH}" x2="{width - 10}" y2="{top + PH}" stroke="#999"/>')
         oy += PH + T + B
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return svg_close(out)
 
 
 def main():
@@ -427,15 +388,8 @@ def main():
     ap.add_argument("raw", nargs="?", default="bench/results/fft.jsonl")
     ap.add_argument("--out")
     args = ap.parse_args()
-    prefix = args.out or (args.raw[:-6] if args.raw.endswith(".jsonl") else args.raw)
     rep = Report(Results(args.raw))
-    text = rep.render()
-    with open(prefix + ".md", "w") as f:
-        f.write(text)
-    with open(prefix + ".svg", "w") as f:
-        f.write(svg(rep))
-    print(text, end="")
-    print(f"(written: {prefix}.md, {prefix}.svg)", file=sys.stderr)
+    write(out_prefix(args.out, args.raw), rep.render(), svg(rep))
     return 1 if rep.wrong else 0
 
 

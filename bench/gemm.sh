@@ -28,10 +28,9 @@
 #   RESULTS [bench/results]     where gemm.jsonl, gemm.md, gemm.svg and the gpushim logs go
 #   COMMIT [git's]              the commit to name in the report
 # Exit status 1 when a result failed its spot check (the report says which), 0 otherwise.
-set -eu
-cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 ROOT=$(pwd)
-PY=${PYTHON:-python3}
 PRECISIONS=${PRECISIONS:-d s c z}
 SIZES=${SIZES:-256 512 1024 2048 4096 8192 16384}
 SHAPES=${SHAPES-65536x256x256 65536x1024x1024 8192x8192x64 8192x8192x512 1024x1024x65536}
@@ -96,16 +95,10 @@ fi
 [ -f "$GSBENCH_OPENBLAS" ] || die "GSBENCH_OPENBLAS=$GSBENCH_OPENBLAS does not exist"
 export GSBENCH_OPENBLAS
 
-GPU_NAME=
-if [ "${NO_GPU:-0}" != 1 ] && command -v nvidia-smi >/dev/null &&
-    GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) && [ -n "$GPU_NAME" ]; then
-    HAVE_GPU=1
-else
-    HAVE_GPU=0 GPU_NAME=
-fi
+detect_gpu
 NVBLAS=$CUDA_HOME/lib64/libnvblas.so
 HAVE_CUPY=0
-[ $HAVE_GPU = 1 ] && "$PY" -c 'import cupy; assert cupy.cuda.runtime.getDeviceCount() > 0' 2>/dev/null &&
+[ "$HAVE_GPU" = 1 ] && "$PY" -c 'import cupy; assert cupy.cuda.runtime.getDeviceCount() > 0' 2>/dev/null &&
     HAVE_CUPY=1
 
 # ---- build the C program and its CPU library (here, with this machine's compiler) -------------------------
@@ -115,7 +108,8 @@ if [ ! -f "$ADAPTER" ] || [ bench/blas_adapter.c -nt "$ADAPTER" ]; then
     $CC -O2 -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden -shared -Wl,-soname,libgsbench_blas.so \
         -o "$ADAPTER" bench/blas_adapter.c -ldl -lpthread
 fi
-if [ ! -x $BB/gemm_c ] || [ bench/gemm_c.c -nt $BB/gemm_c ] || [ "$ADAPTER" -nt $BB/gemm_c ]; then
+if [ ! -x $BB/gemm_c ] || [ bench/gemm_c.c -nt $BB/gemm_c ] || [ bench/pool.h -nt $BB/gemm_c ] ||
+    [ "$ADAPTER" -nt $BB/gemm_c ]; then
     say "building $BB/gemm_c"
     $CC -O2 -std=c11 -Wall -Wextra -o $BB/gemm_c bench/gemm_c.c -L$BB -lgsbench_blas -Wl,-rpath,"\$ORIGIN" -lm
 fi
@@ -145,13 +139,13 @@ for tm in $MODES; do
     tool=${tm%%:*} mode=${tm#*:}
     case $mode in
         gpushim-*) [ -f "$GPUSHIM_LIB" ] || unavailable "$tool" "$mode" "no $GPUSHIM_LIB (make lib)" ;;
-        nvblas*) if [ $HAVE_GPU = 0 ]; then unavailable "$tool" "$mode" "no GPU"
+        nvblas*) if [ "$HAVE_GPU" = 0 ]; then unavailable "$tool" "$mode" "no GPU"
                  elif [ ! -f "$NVBLAS" ]; then unavailable "$tool" "$mode" "no $NVBLAS"; fi ;;
-        cupy) if [ $HAVE_GPU = 0 ]; then unavailable "$tool" "$mode" "no GPU"
+        cupy) if [ "$HAVE_GPU" = 0 ]; then unavailable "$tool" "$mode" "no GPU"
               elif [ $HAVE_CUPY = 0 ]; then unavailable "$tool" "$mode" "CuPy does not import"; fi ;;
     esac
 done
-[ $HAVE_GPU = 1 ] || say "no GPU: the gpushim modes run on the CPU (the shim says so once per process)"
+[ "$HAVE_GPU" = 1 ] || say "no GPU: the gpushim modes run on the CPU (the shim says so once per process)"
 
 # NVBLAS's configuration: the CPU library is our adapter; logging to a file of its own.
 printf 'NVBLAS_LOGFILE %s\nNVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\n' "$R/gemm-nvblas.log" "$ADAPTER" \

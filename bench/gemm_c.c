@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "pool.h"
 
 /* The Fortran entries, LP64, with the hidden string lengths; every scalar and matrix is passed by address,
  * so one prototype fits the four precisions. */
@@ -40,48 +41,6 @@ static const prec_t precs[] = {
 typedef struct {
     long m, n, k;
 } shape_t;
-
-enum { POOL = 1048573 };      /* a prime, so the repeating pattern never lines up with a column */
-static double pool_d[POOL];
-static float pool_s[POOL];
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Random values in [-1, 1) from splitmix64: enough for timing and for the spot check, and reproducible. */
-static void pool_init(void)
-{
-    uint64_t x = 0x9e3779b97f4a7c15u;
-    for (int i = 0; i < POOL; i++) {
-        uint64_t z = (x += 0x9e3779b97f4a7c15u);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        z ^= z >> 31;
-        pool_d[i] = (double)(z >> 11) * 0x1p-52 - 1.0;
-        pool_s[i] = (float)pool_d[i];
-    }
-}
-
-/* Fills count components by copying the pool from offset start on: a memcpy rate, so that a 4 GiB operand
- * costs a second, not a minute of random numbers in every process. */
-static void fill(void *dst, size_t count, int single, size_t start)
-{
-    size_t esz = single ? sizeof(float) : sizeof(double);
-    const char *src = single ? (const char *)pool_s : (const char *)pool_d;
-    char *p = dst;
-    size_t off = start % POOL;
-    while (count) {
-        size_t len = POOL - off < count ? POOL - off : count;
-        memcpy(p, src + off * esz, len * esz);
-        p += len * esz;
-        count -= len;
-        off = 0;
-    }
-}
 
 static long double comp(const void *base, size_t i, int single)
 {
@@ -160,8 +119,8 @@ static void run_case(const prec_t *p, const shape_t *s, const char *mode, int re
         free(A), free(B), free(C);
         return;
     }
-    fill(A, na, p->single, 0);
-    fill(B, nb, p->single, POOL / 3);
+    pool_fill(A, na, p->single, 0);
+    pool_fill(B, nb, p->single, POOL / 3);
     for (size_t i = 0; i < nc; i++) {
         if (p->single)
             ((float *)C)[i] = NAN;

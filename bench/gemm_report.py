@@ -7,10 +7,13 @@ usage: python gemm_report.py [RAW.jsonl ...] [--out PREFIX]
 """
 import argparse
 import collections
-import json
 import math
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the shared part beside us, even under python -P
+from report_lib import (Page, decades, find_log, fmt, json_lines, out_prefix, run_lines,  # noqa: E402
+                        svg_close, svg_open, write, y_grid)
 
 COLUMNS = [  # (tool, mode, heading)
     ("c", "cpu", "C cpu"), ("c", "gpushim-auto", "C gpushim"), ("c", "gpushim-forced", "C forced"),
@@ -37,16 +40,8 @@ class Results:
         self.requested = {}  # dtype -> cases the runs were asked for, from the meta lines
         self.dirs = [os.path.dirname(os.path.abspath(p)) for p in paths]
         for path in paths:
-            with open(path) as f:
-                for i, line in enumerate(f, 1):
-                    if not line.strip():
-                        continue
-                    try:
-                        r = json.loads(line)
-                    except ValueError:
-                        print(f"gemm_report: {path}:{i}: not JSON, ignored", file=sys.stderr)
-                        continue
-                    self.add(r)
+            for r in json_lines(path, "gemm_report"):
+                self.add(r)
         self.logs = {}
 
     def add(self, r):
@@ -80,34 +75,15 @@ class Results:
         return (c["gpu"], sum(c.values())) if c else (0, 0)
 
     def read_log(self, path):
-        # The results may have been copied from the GPU machine: look beside the raw file too.
-        for p in [path] + [os.path.join(d, os.path.basename(path)) for d in self.dirs]:
-            if os.path.exists(p):
-                break
-        else:
-            print(f"gemm_report: no gpushim log {path}: calls on the GPU not shown", file=sys.stderr)
+        p = find_log("gemm_report", path, self.dirs)
+        if p is None:
             return None
         counts = collections.defaultdict(collections.Counter)
-        with open(p) as f:
-            for line in f:
-                try:
-                    r = json.loads(line)
-                except ValueError:
-                    continue
-                if str(r.get("routine", "")).endswith("gemm") and "m" in r:
-                    m, n = r["m"], r["n"]
-                    counts[(r["routine"], min(m, n), max(m, n), r.get("k"))][r.get("where")] += 1
+        for r in json_lines(p):
+            if str(r.get("routine", "")).endswith("gemm") and "m" in r:
+                m, n = r["m"], r["n"]
+                counts[(r["routine"], min(m, n), max(m, n), r.get("k"))][r.get("where")] += 1
         return counts
-
-
-def ms(t):
-    if t >= 100:
-        return f"{t:.0f}"
-    if t >= 10:
-        return f"{t:.1f}"
-    if t >= 1:
-        return f"{t:.2f}"
-    return f"{t:.3f}"
 
 
 def kind(m, n, k):
@@ -138,18 +114,14 @@ def best(res, tool, mode, dtype, case):
     return r["best_ms"] if r and "best_ms" in r else None
 
 
-class Report:
+class Report(Page):
     def __init__(self, res):
+        super().__init__()
         self.res = res
-        self.lines = []
-        self.notes = {}  # note text -> marker number, in order of first use
         self.wrong = []  # (dtype, tool, mode, case, err, tol)
         self.checked = 0
         self.policy = []  # (ratio, tool, dtype, case, against forced only)
         self.choice = []  # (ratio of the chosen side's own time, tool, dtype, case)
-
-    def note(self, text):
-        return self.notes.setdefault(text, len(self.notes) + 1)
 
     def cell(self, tool, mode, dtype, case):
         res = self.res
@@ -166,7 +138,7 @@ class Report:
             return f"- ({self.note('not run: ' + r['skipped'] + f' ({lim})')})"
         if "error" in r:
             return f"{r['error']}"
-        text = ms(r["best_ms"])
+        text = fmt(r["best_ms"])
         self.checked += 1
         if r.get("check") != "ok":
             self.wrong.append((dtype, tool, mode, case, r.get("err"), r.get("tol")))
@@ -240,12 +212,12 @@ class Report:
         for n, limit in ((4096, 20), (8192, 60), (16384, 350)):
             t = best(res, "numpy", "gpushim-auto", "d", (n, n, n))
             rows.append((f"DGEMM n = {n} from NumPy (gpushim, default policy) <= {limit} ms",
-                         "not measured" if t is None else f"{ms(t)} ms", verdict(None if t is None else t <= limit)))
+                         "not measured" if t is None else f"{fmt(t)} ms", verdict(None if t is None else t <= limit)))
         for dtype in [d for d in PRECISIONS if any(k[2] == d for k in res.cells)]:
             pairs = [(c[0], best(res, "c", "gpushim-auto", dtype, c), best(res, "c", "nvblas", dtype, c))
                      for c in cases_of(res, dtype) if c[0] == c[1] == c[2] and c[0] >= 1024]
             pairs = [p for p in pairs if p[1] is not None and p[2] is not None]
-            slow = [f"n = {n} ({ms(a)} vs {ms(b)} ms)" for n, a, b in pairs if a >= b]
+            slow = [f"n = {n} ({fmt(a)} vs {fmt(b)} ms)" for n, a, b in pairs if a >= b]
             measured = ("not measured" if not pairs else f"{len(pairs) - len(slow)} of {len(pairs)} sizes faster"
                         + (": slower at " + ", ".join(slow) if slow else
                            f" (worst ratio NVBLAS / gpushim {min(b / a for _, a, b in pairs):.1f}x)"))
@@ -253,7 +225,7 @@ class Report:
                          measured, verdict(None if not pairs else not slow)))
         a, p = best(res, "c", "gpushim-auto", "d", (8192,) * 3), best(res, "c", "nvblas-autopin", "d", (8192,) * 3)
         rows.append(("DGEMM n = 8192 from the C program: gpushim >= 5x faster than NVBLAS with autopin",
-                     "not measured" if a is None or p is None else f"{ms(p)} / {ms(a)} ms = {p / a:.1f}x",
+                     "not measured" if a is None or p is None else f"{fmt(p)} / {fmt(a)} ms = {p / a:.1f}x",
                      verdict(None if a is None or p is None else p / a >= 5)))
         over = sorted((x for x in self.policy if x[0] > POLICY_LIMIT), reverse=True)
         if self.policy:
@@ -294,14 +266,8 @@ class Report:
     def render(self):
         res = self.res
         self.lines += ["# GEMM benchmark", ""]
-        for m in res.meta:
-            self.lines.append(f"Run {m.get('date')} on {m.get('host')} ({m.get('cpus')} CPUs, GPU: {m.get('gpu')}), "
-                              f"commit {m.get('commit')}, Python {m.get('python')}, NumPy {m.get('numpy')}, "
-                              f"SciPy {m.get('scipy')}.")
-            k = m.get("knobs", {})
-            self.lines.append(f"Knobs: " + "; ".join(f"{a}={b}" for a, b in k.items() if b) + ".")
-        if res.elapsed:
-            self.lines.append(f"Wall time of the runs: {' + '.join(f'{e} s' for e in res.elapsed)}.")
+        self.lines += run_lines(res.meta, res.elapsed, lambda m: f", Python {m.get('python')}, NumPy "
+                                f"{m.get('numpy')}, SciPy {m.get('scipy')}")
         self.lines += ["", "Best time in ms of up to REPEAT runs after one warm-up run (a case stops early once its "
                        "runs have used BUDGET_S seconds); the raw file has the median too. [g/t]: of this case's "
                        "t gemm calls (warm-up included), g ran on the GPU, read from the gpushim log. "
@@ -318,9 +284,7 @@ class Report:
         self.lines = []
         self.targets()
         self.lines = body + self.lines + tables
-        if self.notes:
-            self.lines += ["Notes:", ""] + [f"({i}) {t}" + "  " for t, i in self.notes.items()] + [""]
-        return "\n".join(self.lines) + "\n"
+        return self.text()
 
 
 def svg(res):
@@ -333,11 +297,7 @@ def svg(res):
     nrow = max(1, (len(dtypes) + ncol - 1) // ncol)
     legend_h = 22 * ((len(series) + 2) // 3) + 10
     width, height = ncol * W + 20, nrow * H + legend_h + 40
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">GEMM, square n: best time (ms), '
-           f'log-log; solid C program, dashed NumPy</text>']
+    out = svg_open(width, height, "GEMM, square n: best time (ms), log-log; solid C program, dashed NumPy", 20)
     for idx, d in enumerate(dtypes):
         ox, oy = 10 + (idx % ncol) * W, 30 + (idx // ncol) * H
         pts = {s: sorted((k[3], r["best_ms"]) for k, r in res.cells.items()
@@ -347,8 +307,7 @@ def svg(res):
         if not ns:
             continue
         x0, x1 = math.log2(ns[0]), math.log2(ns[-1]) + (1 if len(ns) == 1 else 0)
-        y0, y1 = math.floor(math.log10(min(ts))), math.ceil(math.log10(max(ts)))
-        y1 += y1 == y0
+        y0, y1 = decades(ts)
         pw, ph = W - L - Rm, H - T - B
 
         def X(n):
@@ -360,11 +319,7 @@ def svg(res):
         out.append(f'<text x="{ox + L + pw / 2}" y="{oy + T - 8}" text-anchor="middle" font-size="12" '
                    f'font-weight="bold">{PRECISIONS[d]}</text>')
         out.append(f'<rect x="{ox + L}" y="{oy + T}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>')
-        for e in range(y0, y1 + 1):
-            y = Y(10.0 ** e)
-            label = f"{10.0 ** e:g}" if -3 <= e <= 4 else f"1e{e}"
-            out.append(f'<line x1="{ox + L}" y1="{y:.1f}" x2="{ox + L + pw}" y2="{y:.1f}" stroke="#ddd"/>')
-            out.append(f'<text x="{ox + L - 4}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
+        out += y_grid(ox + L, ox + L + pw, y0, y1, Y)
         for n in ns:
             x = X(n)
             out.append(f'<line x1="{x:.1f}" y1="{oy + T}" x2="{x:.1f}" y2="{oy + T + ph}" stroke="#eee"/>')
@@ -389,8 +344,7 @@ def svg(res):
         fill = COLORS[m] if t == "c" else "white"
         out.append(f'<circle cx="{x + 18}" cy="{y}" r="2.8" fill="{fill}" stroke="{COLORS[m]}"/>')
         out.append(f'<text x="{x + 44}" y="{y + 4}">{h}</text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return svg_close(out)
 
 
 def main():
@@ -398,16 +352,9 @@ def main():
     ap.add_argument("raw", nargs="*", default=["bench/results/gemm.jsonl"])
     ap.add_argument("--out")
     args = ap.parse_args()
-    prefix = args.out or (args.raw[0][:-6] if args.raw[0].endswith(".jsonl") else args.raw[0])
     res = Results(args.raw)
     rep = Report(res)
-    text = rep.render()
-    with open(prefix + ".md", "w") as f:
-        f.write(text)
-    with open(prefix + ".svg", "w") as f:
-        f.write(svg(res))
-    print(text, end="")
-    print(f"(written: {prefix}.md, {prefix}.svg)", file=sys.stderr)
+    write(out_prefix(args.out, args.raw[0]), rep.render(), svg(res))
     return 1 if rep.wrong else 0
 
 
