@@ -8,6 +8,14 @@ $P >$W/plain.out
 shim GPUSHIM_LOG=$W/fftw.log $P >$W/shim.out
 check "every plan's results under the shim are bit for bit FFTW's own ($(wc -l <$W/plain.out) cases)" \
     sh -c "[ -s $W/plain.out ] && cmp -s $W/plain.out $W/shim.out"
+# Without a log or summary, small plans' executes take the short path straight to FFTW (fftw.h); forced onto
+# the GPU path, none does.
+shim $P >$W/nolog.out
+check "no log: the short path's results are bit for bit FFTW's own" cmp -s $W/plain.out $W/nolog.out
+standin_reset
+shim GPUSHIM_OFFLOAD=always $P >$W/forced.out
+check "no log, forced: every eligible execute still reaches the stand-in's cuFFT ($(standin fft_execs) of 336)" \
+    test "$(standin fft_execs)" = 336
 check "a planner that returns NULL without the shim returns NULL under it (FFTW_WISDOM_ONLY, both precisions)" \
     sh -c "[ $(grep -c 'r2c wisdom only null$' $W/shim.out) = 2 ] && [ $(grep -c ' null$' $W/plain.out) = 2 ]"
 check "the log is valid" $PY tests/logq.py check $W/fftw.log

@@ -622,6 +622,28 @@ START_TEST(test_fftw_registry)
     ck_assert(!gs_fftw_lookup(&other[0], &out));
     ck_assert(gs_fftw_lookup(&other[1], &out) && out.lib == 1);
     ck_assert_int_eq(gs_fftw_forget(&other[1]), 1);
+    /* The short path: a plan below every FFTW routine's threshold, or of a form the GPU lacks, made by the
+     * process-wide FFTW; not one above it, nor another FFTW's; out again when destroyed or cleaned up. */
+    static char shortp[4];
+    for (int r = 0; r < GS_NROUTINES; r++)
+        gs_rules[r].min_flops = 1e7;
+    gs_fftw_geom_t s = {.plan = &shortp[0], .prec = GS_P_Z, .flops = 1e3};
+    gs_fftw_register(&s);
+    s.plan = &shortp[1], s.flops = 1e12;
+    gs_fftw_register(&s);
+    s.plan = &shortp[2], s.why = "rank above 3";
+    gs_fftw_register(&s);
+    s.plan = &shortp[3], s.why = NULL, s.flops = 1e3, s.lib = 1;
+    gs_fftw_register(&s);
+    ck_assert(gs_fftw_short_path(&shortp[0]) && !gs_fftw_short_path(&shortp[1]));
+    ck_assert(gs_fftw_short_path(&shortp[2]) && !gs_fftw_short_path(&shortp[3]));
+    s.plan = &shortp[0], s.flops = 1e12, s.lib = 0; /* the pointer handed out again, for a large plan */
+    gs_fftw_register(&s);
+    ck_assert(!gs_fftw_short_path(&shortp[0]));
+    gs_fftw_forget(&shortp[2]);
+    ck_assert(!gs_fftw_short_path(&shortp[2]));
+    gs_fftw_forget_all(GS_P_Z, 0);
+    gs_fftw_forget_all(GS_P_Z, 1);
 }
 END_TEST
 

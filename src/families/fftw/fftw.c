@@ -125,8 +125,7 @@ static bool gs_fftw_matches(const gs_fftw_t *p)
     return p->op == GS_OP_fftexec || kind_of[p->op] == p->g.kind;
 }
 
-/* What the GPU path will not take (what no advanced layout expresses: layout.c), or NULL with the flops set:
- * 5 N log2 N per transform, halved for r2c and c2r. */
+/* What the GPU path will not take (what no advanced layout expresses: layout.c), or NULL with the flops set. */
 static const char *gs_fftw_check(gs_call_t *c, const void *args)
 {
     const gs_fftw_t *p = args;
@@ -146,11 +145,7 @@ static const char *gs_fftw_check(gs_call_t *c, const void *args)
     const char *i0 = p->in, *o0 = p->out;
     if (!p->g.inplace && i0 < o0 + (size_t)p->g.span[1] * rs && o0 < i0 + (size_t)p->g.span[0] * rs)
         return "overlapping arrays";
-    double points, howmany;
-    gs_fftw_counts(p, &points, &howmany);
-    c->flops = points > 1 ? 5 * points * log2(points) * howmany : 0;
-    if (p->g.kind != GS_FFTW_DFT)
-        c->flops /= 2;
+    c->flops = p->g.flops;
     return NULL;
 }
 
@@ -184,6 +179,14 @@ void gs_fftw_geom_finish(gs_fftw_geom_t *g)
     g->span[1] = gs_fftw_span(g, true, &out_elems);
     g->gaps = out_elems < g->span[1];
     g->why = gs_fftw_layout(g, &g->lay);
+    /* 5 N log2 N per transform, halved for r2c and c2r: once per plan, as a small execute's check is a few
+     * nanoseconds and log2 alone would double it. */
+    double points = 1, howmany = 1;
+    for (int i = 0; i < g->rank + g->howmany_rank; i++)
+        *(i < g->rank ? &points : &howmany) *= (double)g->dims[i].n;
+    g->flops = points > 1 ? 5 * points * log2(points) * howmany : 0;
+    if (g->kind != GS_FFTW_DFT)
+        g->flops /= 2;
 }
 
 /* In place, one region read and written; otherwise the input, and the output, which is read too when it has

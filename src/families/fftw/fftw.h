@@ -47,6 +47,7 @@ typedef struct {
     int64_t span[2];      /* real elements from the first to the last one each side touches (input, output) */
     bool gaps;            /* the output side has elements that the transform does not write */
     uint32_t execs;       /* executes of the plan before this one (the registry counts them) */
+    double flops;         /* of one execute */
     uint8_t lib;          /* the FFTW that made it: 0 the process-wide one (gs_real's), else gs_real_caller's
                            * number of another (two FFTWs in one process) */
 } gs_fftw_geom_t;
@@ -111,6 +112,27 @@ static inline void *gs_fftw_cpu(gs_call_t *c, const gs_fftw_t *p)
             c->real = f;
     }
     return c->real;
+}
+
+/* ---- the short path of plans that always stay on the CPU (registry.c) --------------------------------- */
+
+/* Plans the process-wide FFTW made whose every execute stays on the CPU whatever its arrays (too few flops for
+ * the policy, or a form the GPU path lacks), one a slot, by the plan's hash: their executes go straight to
+ * FFTW while nothing is logged or summed, which a 64-point transform needs (bench/fft.sh, small sizes). */
+#define GS_FFTW_SHORT 1024
+GS_HIDDEN extern _Atomic(const void *) gs_fftw_short[GS_FFTW_SHORT];
+
+static inline unsigned gs_fftw_short_slot(const void *plan)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)plan * 0x9E3779B97F4A7C15ull) >> 54); /* 10 bits */
+}
+
+/* True when an execute of plan may skip the dispatcher. */
+static inline bool gs_fftw_short_path(const void *plan)
+{
+    gs_init();
+    return !(gs.opt.log || gs.opt.summary) &&
+           atomic_load_explicit(&gs_fftw_short[gs_fftw_short_slot(plan)], memory_order_acquire) == plan;
 }
 
 /* The FFTW family's descriptor for the dispatcher (dispatch/dispatch.h).  Its operands are the input and the

@@ -32,4 +32,15 @@
 #define GS_FFTW_PLAN_OF_FFTW(p) (p)
 #define GS_FFTW_PLAN_OF_FFTWF77(p) (*(p))
 
+/* An execute's short path (fftw.h): a plan that always stays on the CPU goes straight to FFTW with args. */
+#define GS_FFTW_SHORT_PATH(plan, ...) \
+    do { \
+        if (gs_fftw_short_path(GS_FFTW_PLAN_OF(plan))) { \
+            __typeof__(&GS_SYM) real_ = (__typeof__(&GS_SYM))gs_real(GS_ENTRY_ID); \
+            if (real_) \
+                real_(__VA_ARGS__); \
+            return; \
+        } \
+    } while (0)
+
 #endif

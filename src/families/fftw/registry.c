@@ -1,6 +1,6 @@
 /* The plan registry: each live FFTW plan's geometry and the FFTW that made it, in a small hash table keyed by
  * the plan pointer and guarded by one lock.  A planner adds its plan, destroy_plan drops it, cleanup drops its
- * library's; every execute looks its plan up.  A list is changed by one pointer store on a fully built node,
+ * library's; every execute looks its plan up, but those of plans on the short path (fftw.h).  A list is changed by one pointer store on a fully built node,
  * so that a forked child, which resets the lock, finds every list whole. */
 #include <stdlib.h>
 
@@ -34,6 +34,30 @@ static gs_fftw_node_t *gs_fftw_unlink(const void *plan)
     return NULL;
 }
 
+_Atomic(const void *) gs_fftw_short[GS_FFTW_SHORT];
+
+/* Whether every execute of g stays on the CPU: the policy's threshold of every FFTW routine is above its
+ * flops (or the routine is off), or no advanced layout expresses it; never under GPUSHIM_OFFLOAD=always unless
+ * the form is the reason. */
+static bool gs_fftw_cpu_only(const gs_fftw_geom_t *g)
+{
+    if (g->why || gs.opt.offload == GS_OFFLOAD_NEVER)
+        return true;
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS && g->flops > 0)
+        return false;
+    for (int r = 0; r < GS_NROUTINES; r++)
+        if (gs_ops[gs_routines[r].op].family == GS_FAMILY_FFTW && !(g->flops < gs_rules[r].min_flops))
+            return false;
+    return true;
+}
+
+/* Takes plan out of its short-path slot, if it is there. */
+static void gs_fftw_unshort(const void *plan)
+{
+    const void *p = plan;
+    atomic_compare_exchange_strong(&gs_fftw_short[gs_fftw_short_slot(plan)], &p, NULL);
+}
+
 int gs_fftw_register(const gs_fftw_geom_t *g)
 {
     gs_fftw_node_t *n = malloc(sizeof *n);
@@ -46,6 +70,10 @@ int gs_fftw_register(const gs_fftw_geom_t *g)
     gs_fftw_node_t *old = gs_fftw_unlink(g->plan);
     n->next = gs_fftw_table[b];
     gs_fftw_table[b] = n;
+    if (g->lib == 0 && gs_fftw_cpu_only(g)) /* a slot another plan held now serves this one */
+        atomic_store_explicit(&gs_fftw_short[gs_fftw_short_slot(g->plan)], g->plan, memory_order_release);
+    else
+        gs_fftw_unshort(g->plan);
     pthread_mutex_unlock(&gs_fftw_lock);
     free(old);
     return GS_OK;
@@ -70,6 +98,7 @@ int gs_fftw_forget(const void *plan)
 {
     pthread_mutex_lock(&gs_fftw_lock);
     gs_fftw_node_t *n = gs_fftw_unlink(plan);
+    gs_fftw_unshort(plan);
     pthread_mutex_unlock(&gs_fftw_lock);
     int lib = n ? n->g.lib : -1;
     free(n);
@@ -90,6 +119,7 @@ void gs_fftw_forget_all(int prec, int lib)
             *l = n->next;
             n->next = gone;
             gone = n;
+            gs_fftw_unshort(n->g.plan);
         }
         pthread_mutex_unlock(&gs_fftw_lock);
         while (gone) {
