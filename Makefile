@@ -155,7 +155,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
-	$(B)/tests/fft_fortran $(B)/tests/fft_steps
+	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -208,6 +208,10 @@ $(B)/tests/fft_fortran: tests/progs/fft_fortran.f90 | $(B)/tests
 
 # An in-place FFT stepped 25 times, the array changed by the CPU at the first 3 (tests/t_cache.sh, "resting").
 $(B)/tests/fft_steps: tests/progs/fft_steps.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lm
+
+# Batched transforms whose input the CPU rewrites before each execute (tests/t_fftw.sh, "fresh inputs").
+$(B)/tests/fft_fresh: tests/progs/fft_fresh.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lm
 
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests

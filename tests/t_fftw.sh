@@ -16,6 +16,22 @@ standin_reset
 shim GPUSHIM_OFFLOAD=always $P >$W/forced.out
 check "no log, forced: every eligible execute still reaches the stand-in's cuFFT ($(standin fft_execs) of 336)" \
     test "$(standin fft_execs)" = 336
+# A pending runtime error: cuFFT reports an error the runtime kept from an earlier call as its own launch's, so an
+# allocation that failed and was retried must not leave one (the stand-in's cuFFT fails as the real one).
+for k in 1 2; do
+    standin_reset
+    shim GS_STANDIN_FAIL=cudaMalloc:$k GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/pending$k.log $P >$W/pending.out
+    check "a pending runtime error (cudaMalloc call $k failed and was retried): every eligible execute ran on cuFFT" \
+        sh -c "[ $(count $W/pending$k.log -- where=gpu) = 336 ] && [ $(standin fft_execs) = 336 ]"
+done
+# Fresh inputs: 1024 transforms of 4096 points (252 MFLOP, 3 ms at the policy's 85 GFLOP/s) whose input the CPU
+# rewrites before each execute must pay for copying 134 MB (3.8 ms at 35 GB/s): every execute stays on the CPU.
+# Were the input counted as resident from its second execute on (a BLAS matrix used again is), the model would
+# see 67 MB and send executes 3 to 6 to the GPU (the second still bears half of a cuFFT plan's setup_us).
+$T/fft_fresh 6 >$W/fresh.plain
+shim GPUSHIM_LOG=$W/fresh.log $T/fft_fresh 6 >$W/fresh.shim
+check "fresh inputs: results as FFTW's, and every execute on the CPU, the model counting the input's copy" \
+    sh -c "cmp -s $W/fresh.plain $W/fresh.shim && [ $(count $W/fresh.log -- routine=fftw_execute 'why=cpu faster') = 6 ]"
 check "a planner that returns NULL without the shim returns NULL under it (FFTW_WISDOM_ONLY, both precisions)" \
     sh -c "[ $(grep -c 'r2c wisdom only null$' $W/shim.out) = 2 ] && [ $(grep -c ' null$' $W/plain.out) = 2 ]"
 check "the log is valid" $PY tests/logq.py check $W/fftw.log

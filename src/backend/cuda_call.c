@@ -24,10 +24,13 @@ int gs_cuda_scratch(gs_call_t *c, size_t bytes)
     if (bytes <= dv->scratch_size)
         return GS_OK;
     gs_cuda_scratch_free(dv);
-    /* Cached operands the call does not use give way when memory runs short. */
-    while (gs_cuda.cudaMalloc((void **)&dv->scratch, bytes) != cudaSuccess)
+    /* Cached operands the call does not use give way when memory runs short; the failure that said so must
+     * not stay pending as the runtime's last error, which the libraries read after their launches. */
+    while (gs_cuda.cudaMalloc((void **)&dv->scratch, bytes) != cudaSuccess) {
+        gs_cuda.cudaGetLastError();
         if (gs_cache_trim(c->dev, bytes) == 0)
             GS_CUDA(c, cudaMalloc, ((void **)&dv->scratch, bytes));
+    }
     dv->scratch_size = bytes;
     return GS_OK;
 }
@@ -97,7 +100,7 @@ double gs_cuda_traffic(gs_call_t *c, const gs_operands_t *ops)
     for (int i = 0; i < ops->n; i++) {
         const gs_operand_t *o = &ops->o[i];
         gs_hreg_t h = gs_operand_hreg(o, ops->es);
-        bool again = o->in && !o->out && !(ops->scratch_only >> i & 1) && gs_cache_expect(&h);
+        bool again = o->in && !o->out && !(ops->scratch_only >> i & 1) && gs_cache_expect(&h, ops->fresh >> i & 1);
         c->known |= (uint8_t)(again << i);
         bytes += (double)h.width * (double)h.cols * ((o->in && !again) + o->out);
     }

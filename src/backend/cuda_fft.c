@@ -47,6 +47,9 @@ static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
         return rc;
     /* The workspace moves with the scratch memory, so it is set for every execute. */
     GS_FFT(c, cufftSetWorkArea, (plan.h, work));
+    /* cuFFT takes a runtime error left pending (a failed allocation that was retried, a refused registration)
+     * for a failure of its own launch: it is cleared first (tests/t_fftw.sh, "a pending runtime error"). */
+    gs_cuda.cudaGetLastError();
     if ((rc = gs_fft_exec(c, g, plan.h, d[0], n == 1 ? d[0] : d[1])) != GS_OK)
         return rc;
     return gs_cuda_outputs(c, o, h, n, es, d, ld);

@@ -17,13 +17,16 @@ typedef struct {
 
 /* The operands of one call: their elements are es bytes; those in scratch_only (bit i for operand i) are
  * changed on the device without the change being copied back (a matrix LAPACK documents as destroyed), so
- * they are never cached. */
+ * they are never cached.  The family's operands function fills what it needs of a zeroed struct. */
 #define GS_OPERANDS_MAX 4
 typedef struct {
     gs_operand_t o[GS_OPERANDS_MAX];
     int n;
     size_t es;
     uint8_t scratch_only;
+    /* Operands (bit i) whose contents are usually new at every call, as an FFT's input is: their copy is not
+     * expected to be saved unless the cache holds them now, and the cache does not track them otherwise. */
+    uint8_t fresh;
 } gs_operands_t;
 
 /* Contract of every operation: called with the GPU lock held, on the device of c->dev.  args is the family's

@@ -28,7 +28,7 @@ static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_
     /* Only a call the policy sends to the GPU pays for these checks (the SVD's scan of A among them). */
     if (f->exact && (why = f->exact(args)) != NULL)
         return gs_call_cpu(c, why), GS_RUN_CPU;
-    gs_operands_t o;
+    gs_operands_t o = {0};
     f->operands(args, &o);
     if (gs_policy_model(c, gs_backend->traffic(c, &o), gs_backend->setup(c, args)) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
@@ -59,7 +59,7 @@ int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)
     int r = f->queried(c, args);
     if (r != GS_RUN_QUERY)
         return r;
-    gs_operands_t o; /* the same as gs_dispatch found: a function of the arguments alone */
+    gs_operands_t o = {0}; /* the same as gs_dispatch found: a function of the arguments alone */
     f->operands(args, &o);
     return gs_dispatch_gpu(c, f, args, &o);
 }

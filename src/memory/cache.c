@@ -244,14 +244,14 @@ static bool gs_cache_eligible(const gs_hreg_t *h)
     return gs.opt.cache && h->width * h->cols >= GS_CACHE_MIN && !atomic_load_explicit(&gs_c.off, memory_order_relaxed);
 }
 
-bool gs_cache_expect(const gs_hreg_t *h)
+bool gs_cache_expect(const gs_hreg_t *h, bool fresh)
 {
     if (!gs_cache_eligible(h))
         return false;
     pthread_mutex_lock(&gs_c.lock);
     gs_centry_t *e = gs_cache_find(-1, h);
-    bool known = e && !(e->state == GS_CE_SEEN && e->rest); /* a resting matrix is copied */
-    if (!e && (e = gs_cache_slot())) {
+    bool known = e && (fresh ? e->state == GS_CE_VALID : !(e->state == GS_CE_SEEN && e->rest)); /* resting: copied */
+    if (!e && !fresh && (e = gs_cache_slot())) {
         uintptr_t lo = (uintptr_t)h->host;
         *e = (gs_centry_t){.key = *h, .lo = gs_page_down(lo), .hi = gs_page_up(lo + gs_hreg_extent(h)),
                            .state = GS_CE_SEEN};
@@ -312,9 +312,11 @@ static char *gs_cache_alloc(int dev, size_t bytes, size_t *got)
     if (over && gs_cache_trim(dev, over) < over)
         return NULL;
     char *mem;
-    while (gs_cuda.cudaMalloc((void **)&mem, bytes) != cudaSuccess)
+    while (gs_cuda.cudaMalloc((void **)&mem, bytes) != cudaSuccess) {
+        gs_cuda.cudaGetLastError(); /* not left pending for the libraries' launches (cuda_call.c) */
         if (gs_cache_trim(dev, bytes) == 0)
             return NULL;
+    }
     pthread_mutex_lock(&gs_c.lock);
     d->bytes += bytes;
     pthread_mutex_unlock(&gs_c.lock);

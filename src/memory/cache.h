@@ -30,8 +30,10 @@ typedef struct gs_cbind {
 GS_HIDDEN void gs_cache_call(int dev);
 
 /* For the policy: true when h is cached (on any device), or was an operand of an earlier call (a matrix that
- * comes back is expected to come back again), so that its copy need not be counted.  Notes h as seen. */
-GS_HIDDEN bool gs_cache_expect(const gs_hreg_t *h);
+ * comes back is expected to come back again), so that its copy need not be counted.  Notes h as seen.  For an
+ * operand whose contents are usually new at every call (fresh: gs_operands_t's), true only when h is cached
+ * now, and nothing is noted. */
+GS_HIDDEN bool gs_cache_expect(const gs_hreg_t *h, bool fresh);
 
 /* Finds or makes the entry on device dev of operand h, which the call reads (in) and/or writes (out), and which
  * an earlier call used too when again (gs_cache_expect said so): b->dev is NULL when h is not cached (cache

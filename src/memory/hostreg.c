@@ -302,6 +302,8 @@ void gs_hostreg_use(const void *p, size_t bytes)
         gs_reg_unregister(drop[i]);
     gs_reg_inside = 1;
     int st = gs_cuda.cudaHostRegister((void *)p, bytes, cudaHostRegisterDefault);
+    if (st)
+        gs_cuda.cudaGetLastError(); /* a refusal is not left pending for the libraries' launches (cuda_call.c) */
     gs_reg_inside = 0;
     pthread_mutex_lock(&gs_reg.lock);
     bool doomed = seen->state == GS_RS_DOOMED;

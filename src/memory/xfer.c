@@ -230,6 +230,7 @@ void gs_xfer_start(int dev)
     }
     char *mem;
     if (gs_cuda.cudaHostAlloc((void **)&mem, chunk * (size_t)nbuf, cudaHostAllocPortable) != 0) {
+        gs_cuda.cudaGetLastError(); /* not left pending for the libraries' launches (backend/cuda_call.c) */
         char why[160];
         snprintf(why, sizeof why, "cannot allocate %zu bytes of pinned memory (GPUSHIM_PINNED)",
                  chunk * (size_t)nbuf);

@@ -4,12 +4,12 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites log notices fft loading cache;
-#   default all)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack suites log notices fft pyfftw loading cache;
+#   default all; PYFFTW_WHEEL for pyfftw)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites log notices fft loading cache} "
+GROUPS_RUN=" ${*:-blas tiles reuse python lapack suites log notices fft pyfftw loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -293,6 +293,26 @@ EOF
     else
         bad "fft_diff: $(grep -c ' FAIL' $OUT/fft.out) of $n cases failed, $on executes on the GPU ($g expected),\
  $(grep -c . $OUT/fft.placed) misplaced (fft.out, fft.placed)"
+    fi
+fi
+
+# 2c. pyFFTW's builders, numpy_fft interface and FFTW objects (tests/py/fftw_pyfftw.py) forced onto cuFFT: its
+# own check against numpy.fft, and every execute on the GPU.  PYFFTW_WHEEL installs a wheel into a temporary
+# folder first (the GPU machine has no pyFFTW and no registry).
+if want pyfftw; then
+    pp=
+    if [ -n "${PYFFTW_WHEEL:-}" ]; then
+        pp=$OUT/pyfftw-site
+        $PY -m pip install -q --no-index --no-deps --target $pp "$PYFFTW_WHEEL"
+    fi
+    PYTHONPATH=$pp GPUSHIM_LOG=$OUT/pyfftw.log shim $PY tests/py/fftw_pyfftw.py >$OUT/pyfftw.out 2>&1
+    rc=$?
+    n=$(sed -n 's/^executes //p' $OUT/pyfftw.out)
+    on=$(count $OUT/pyfftw.log -- where=gpu)
+    if [ $rc = 0 ] && grep -q ': all agree$' $OUT/pyfftw.out && [ -n "$n" ] && [ "$on" = "$n" ]; then
+        ok "pyfftw: $(grep ': all agree$' $OUT/pyfftw.out); $on of $n executes on the GPU"
+    else
+        bad "pyfftw: exit $rc, $on of ${n:-?} executes on the GPU (pyfftw.out)"
     fi
 fi
 

@@ -80,6 +80,7 @@ static struct {
     } fails[MAX_FAILS];
     int nfails;
     int sticky, failed;
+    int last_error;    /* an injected runtime failure not yet taken by cudaGetLastError (the runtime's last error) */
     pid_t pid;
     int inited;
     unsigned long seed;
@@ -182,9 +183,22 @@ int standin_fail(const char *fn)
         }
     if (fail)
         S.failed = 1;
+    if (fail && strncmp(fn, "cuda", 4) == 0) /* the runtime keeps its failures as the last error */
+        S.last_error = 1;
     unlock();
     return fail;
 }
+
+int standin_take_last_error(void)
+{
+    lock();
+    int e = S.last_error;
+    S.last_error = 0;
+    unlock();
+    return e;
+}
+
+cudaError_t cudaGetLastError(void) { return standin_take_last_error() ? cudaErrorUnknown : cudaSuccess; }
 
 void standin_violation(const char *fn, const char *what) { violation("%s: %s", fn, what); }
 

@@ -948,7 +948,12 @@ static int fftfault(void)
     long long n[1] = {L};
     size_t ws = 0;
     IS(CUFFT_ALLOC_FAILED, cufftMakePlanMany64(a, 1, n, NULL, 1, 0, NULL, 1, 0, CUFFT_Z2Z, 1, &ws));
+    CHECK(cudaGetLastError() == cudaSuccess, "a failure of cuFFT's own left a runtime error pending");
     IS(CUFFT_ALLOC_FAILED, cufftMakePlanMany64(a, 1, n, NULL, 1, 0, NULL, 1, 0, CUFFT_Z2Z, 1, &ws));
+    /* The workspace's failed cudaMalloc stays the runtime's last error, and an execute would report it as its
+     * own failure (cufft.c): until cudaGetLastError takes it. */
+    CHECK(cudaGetLastError() != cudaSuccess, "a failed cudaMalloc left no runtime error pending");
+    CHECK(cudaGetLastError() == cudaSuccess, "cudaGetLastError did not clear the pending error");
     OK(cufftMakePlanMany64(a, 1, n, NULL, 1, 0, NULL, 1, 0, CUFFT_Z2Z, 1, &ws));
     cudaStream_t comp = stream();
     fft_idle = stream();

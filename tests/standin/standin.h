@@ -45,6 +45,8 @@ int standin_check_device(const void *p, size_t bytes, const char *fn, const char
 int standin_check_host(const void *p, const char *fn, const char *what);
 /* True when function fn must fail now (fault injection); counts the call and checks the calling process. */
 int standin_fail(const char *fn);
+/* Whether a runtime call failed since the last cudaGetLastError, which this clears, as cudaGetLastError does. */
+int standin_take_last_error(void);
 /* Records a violation: fn did something a real CUDA library would not accept. */
 void standin_violation(const char *fn, const char *what);
 /* Counts one library call for the report. */

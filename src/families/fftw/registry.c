@@ -1,7 +1,8 @@
 /* The plan registry: each live FFTW plan's geometry and the FFTW that made it, in a small hash table keyed by
  * the plan pointer and guarded by one lock.  A planner adds its plan, destroy_plan drops it, cleanup drops its
- * library's; every execute looks its plan up, but those of plans on the short path (fftw.h).  A list is changed by one pointer store on a fully built node,
- * so that a forked child, which resets the lock, finds every list whole. */
+ * library's; every execute looks its plan up, but those of plans on the short path (fftw.h).  A list is
+ * changed by one pointer store on a fully built node, so that a forked child, which resets the lock, finds
+ * every list whole. */
 #include <stdlib.h>
 
 #include "families/fftw/fftw.h"
