@@ -32,6 +32,14 @@ $T/fft_fresh 6 >$W/fresh.plain
 shim GPUSHIM_LOG=$W/fresh.log $T/fft_fresh 6 >$W/fresh.shim
 check "fresh inputs: results as FFTW's, and every execute on the CPU, the model counting the input's copy" \
     sh -c "cmp -s $W/fresh.plain $W/fresh.shim && [ $(count $W/fresh.log -- routine=fftw_execute 'why=cpu faster') = 6 ]"
+# A geometry whose cuFFT executes keep failing (every cufftExecZ2Z fails) is tried twice, then left to FFTW:
+# an execute that fails costs its copies, and the H200 showed a loop where every one did (bench/RESULTS.md).
+$T/fft_steps 8 0 >$W/failing.plain
+shim GS_STANDIN_FAIL=cufftExecZ2Z GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/failing.log $T/fft_steps 8 0 >$W/failing.shim
+tried=$(count $W/failing.log -- 'why=gpu error: cufftExecZ2Z*')
+left=$(count $W/failing.log -- "why=the gpu failed this shape's last calls")
+check "a failing geometry: 2 executes tried on cuFFT ($tried), then 6 on FFTW without trying ($left), results FFTW's" \
+    sh -c "cmp -s $W/failing.plain $W/failing.shim && [ $tried = 2 ] && [ $left = 6 ]"
 check "a planner that returns NULL without the shim returns NULL under it (FFTW_WISDOM_ONLY, both precisions)" \
     sh -c "[ $(grep -c 'r2c wisdom only null$' $W/shim.out) = 2 ] && [ $(grep -c ' null$' $W/plain.out) = 2 ]"
 check "the log is valid" $PY tests/logq.py check $W/fftw.log

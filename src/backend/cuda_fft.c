@@ -1,6 +1,8 @@
 /* FFTW executes on cuFFT (cuda_fft.h): an execute's arrays moved as the family's operands (families/fftw/fftw.c)
  * by cuda_call.c, the transform run by the cached plan of its geometry with the workspace carved after the
  * operands, the output copied back only once the transform has succeeded. */
+#include <math.h>
+
 #include "backend/cuda_fft.h"
 
 /* Queues the transform of plan h from in to out (device memory) on the compute stream.  FFTW's signs are
@@ -50,7 +52,9 @@ static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     /* cuFFT takes a runtime error left pending (a failed allocation that was retried, a refused registration)
      * for a failure of its own launch: it is cleared first (tests/t_fftw.sh, "a pending runtime error"). */
     gs_cuda.cudaGetLastError();
-    if ((rc = gs_fft_exec(c, g, plan.h, d[0], n == 1 ? d[0] : d[1])) != GS_OK)
+    rc = gs_fft_exec(c, g, plan.h, d[0], n == 1 ? d[0] : d[1]);
+    gs_fft_plan_ran(c->dev, g, rc == GS_OK);
+    if (rc != GS_OK)
         return rc;
     return gs_cuda_outputs(c, o, h, n, es, d, ld);
 }
@@ -65,5 +69,9 @@ double gs_cuda_fft_setup(const gs_call_t *c, const void *args)
     (void)c;
     const gs_fftw_geom_t *g = &((const gs_fftw_t *)args)->g;
     /* Calls run on slot 0 today (dispatch/gpu.c). */
-    return gs_fft_plan_cached(0, g) ? 0 : 1.0 / (1.0 + g->execs);
+    switch (gs_fft_plan_state(0, g)) {
+    case GS_FFT_READY: return 0;
+    case GS_FFT_FAILING: return INFINITY;
+    default: return 1.0 / (1.0 + g->execs);
+    }
 }

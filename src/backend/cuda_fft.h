@@ -41,8 +41,14 @@ typedef struct {
  * destroyed when the cache is full, every other one when cuFFT runs out of memory making it).  0, or a
  * negative GS_E* code with the reason in c->why.  With the GPU lock held, the device current. */
 GS_HIDDEN int gs_fft_plan(gs_call_t *c, const gs_fftw_geom_t *g, gs_fft_plan_t *plan);
-/* Whether device slot dev has a plan of g's geometry now.  Any thread. */
-GS_HIDDEN bool gs_fft_plan_cached(int dev, const gs_fftw_geom_t *g);
+/* Whether device slot dev has a plan of g's geometry now, and whether cuFFT failed its last GS_FFT_FAILS
+ * executes (a failure the device survives but that comes back for the geometry: the GPU is not tried again for
+ * it while the plan is kept).  Any thread. */
+enum { GS_FFT_NONE, GS_FFT_READY, GS_FFT_FAILING };
+#define GS_FFT_FAILS 2
+GS_HIDDEN int gs_fft_plan_state(int dev, const gs_fftw_geom_t *g);
+/* Records whether an execute of g's plan on device dev succeeded.  With the GPU lock held. */
+GS_HIDDEN void gs_fft_plan_ran(int dev, const gs_fftw_geom_t *g, bool ok);
 
 /* The backend's members for the FFTW executes (gs_backend_t's op and setup). */
 GS_HIDDEN int gs_cuda_fft(gs_call_t *c, const void *args, const gs_operands_t *o);

@@ -1,7 +1,8 @@
 /* Each device's cuFFT plans (cuda_fft.h), keyed by the transform's geometry: kind, precision and advanced
  * layout, not the FFTW plan, which the program may destroy after one execute.  A small table per device,
  * least recently used out.  Plans are made and destroyed under the GPU lock; the table's own lock lets the
- * policy ask from any thread whether a geometry has a plan (gs_fft_plan_cached). */
+ * policy ask from any thread whether a geometry has a plan, and whether its executes keep failing
+ * (gs_fft_plan_state). */
 #include <string.h>
 
 #include "backend/cuda_fft.h"
@@ -15,6 +16,7 @@ typedef struct {
     int64_t key[GS_FFT_KEY];
     gs_fft_plan_t plan;
     uint64_t used; /* the table's clock at the last use; 0: the slot is free */
+    uint8_t fails; /* executes that cuFFT failed in a row (GS_FFT_FAILS) */
 } gs_fft_slot_t;
 
 static gs_fft_slot_t gs_fft_slots[GS_DEVICES_MAX][GS_FFT_PLANS]; /* guarded by gs_fft_lock */
@@ -38,14 +40,26 @@ static gs_fft_slot_t *gs_fft_find(int dev, const int64_t *key)
     return NULL;
 }
 
-bool gs_fft_plan_cached(int dev, const gs_fftw_geom_t *g)
+int gs_fft_plan_state(int dev, const gs_fftw_geom_t *g)
 {
     int64_t key[GS_FFT_KEY];
     gs_fft_key(g, key);
     pthread_mutex_lock(&gs_fft_lock);
-    bool found = gs_fft_find(dev, key) != NULL;
+    const gs_fft_slot_t *s = gs_fft_find(dev, key);
+    int state = !s ? GS_FFT_NONE : s->fails >= GS_FFT_FAILS ? GS_FFT_FAILING : GS_FFT_READY;
     pthread_mutex_unlock(&gs_fft_lock);
-    return found;
+    return state;
+}
+
+void gs_fft_plan_ran(int dev, const gs_fftw_geom_t *g, bool ok)
+{
+    int64_t key[GS_FFT_KEY];
+    gs_fft_key(g, key);
+    pthread_mutex_lock(&gs_fft_lock);
+    gs_fft_slot_t *s = gs_fft_find(dev, key);
+    if (s)
+        s->fails = ok ? 0 : (uint8_t)(s->fails + (s->fails < GS_FFT_FAILS));
+    pthread_mutex_unlock(&gs_fft_lock);
 }
 
 /* Frees slot s (destroying its plan); with the GPU lock held. */

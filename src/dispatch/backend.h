@@ -50,7 +50,8 @@ typedef struct {
     double (*traffic)(gs_call_t *c, const gs_operands_t *o);
     /* The share of a one-time setup on the device that the call would bear, for the policy (setup_us): 0 when
      * its shape is set up; for an FFT without a cuFFT plan of its geometry, 1 / (1 + the executes of the same
-     * FFTW plan before it), so that a plan executed again and again comes to the GPU once it pays. */
+     * FFTW plan before it), so that a plan executed again and again comes to the GPU once it pays.  Infinite
+     * for a shape whose GPU calls keep failing: the call stays on the CPU, even under GPUSHIM_OFFLOAD=always. */
     double (*setup)(const gs_call_t *c, const void *args);
     /* Every operation, indexed by gs_op_t; NULL where the operation stays on the CPU. */
     gs_op_fn *op[GS_NOPS];

@@ -1,6 +1,8 @@
 /* The one dispatcher (dispatch.h): the steps every intercepted call takes, whatever its family.  A call leaves
  * for the CPU library at the first step that says so, with the reason in the log; the order of the steps puts
  * the cheap ones first, so that a small call costs a few checks (bench/overhead.c). */
+#include <math.h>
+
 #include "dispatch/dispatch.h"
 
 /* After the policy and the family chose the GPU: bring it up, run the operation there, or fall back. */
@@ -28,9 +30,12 @@ static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_
     /* Only a call the policy sends to the GPU pays for these checks (the SVD's scan of A among them). */
     if (f->exact && (why = f->exact(args)) != NULL)
         return gs_call_cpu(c, why), GS_RUN_CPU;
+    double setup = gs_backend->setup(c, args);
+    if (isinf(setup))
+        return gs_call_cpu(c, "the gpu failed this shape's last calls"), GS_RUN_CPU;
     gs_operands_t o = {0};
     f->operands(args, &o);
-    if (gs_policy_model(c, gs_backend->traffic(c, &o), gs_backend->setup(c, args)) == GS_WHERE_CPU)
+    if (gs_policy_model(c, gs_backend->traffic(c, &o), setup) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (!f->has_work || !f->has_work(args))
         return gs_dispatch_gpu(c, f, args, &o);
