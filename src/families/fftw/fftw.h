@@ -78,7 +78,7 @@ GS_HIDDEN void gs_fftw_geom_guru(gs_fftw_geom_t *g, int kind, int prec, int sign
                                  int howmany_rank, const void *hdims, bool wide, const void *in, const void *out,
                                  unsigned flags);
 
-/* Completes g once its dimensions are in: its layout, its sides' spans.  Called once per plan. */
+/* Completes g once its dimensions are in: its layout, its sides' spans, its flops.  Called once per plan. */
 GS_HIDDEN void gs_fftw_geom_finish(gs_fftw_geom_t *g);
 /* g's advanced layout into l, or the reason none expresses it (layout.c). */
 GS_HIDDEN const char *gs_fftw_layout(const gs_fftw_geom_t *g, gs_fftw_layout_t *l);
@@ -136,7 +136,7 @@ static inline bool gs_fftw_short_path(const void *plan)
 }
 
 /* The FFTW family's descriptor for the dispatcher (dispatch/dispatch.h).  Its operands are the input and the
- * output region, each one row of real elements spanning what the transform touches, or one region read and
+ * output region, each one column of real elements spanning what the transform touches, or one region read and
  * written for a plan in place; no workspace. */
 GS_HIDDEN extern const gs_family_t gs_fftw_family;
 
