@@ -155,7 +155,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
-	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh
+	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -209,6 +209,10 @@ $(B)/tests/fft_fortran: tests/progs/fft_fortran.f90 | $(B)/tests
 # An in-place FFT stepped 25 times, the array changed by the CPU at the first 3 (tests/t_cache.sh, "resting").
 $(B)/tests/fft_steps: tests/progs/fft_steps.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lm
+
+# Plans of the kinds the GPU path never takes, r2r and split arrays (tests/t_fftw.sh, "other kinds").
+$(B)/tests/fft_other: tests/progs/fft_other.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lfftw3f -lm
 
 # Batched transforms whose input the CPU rewrites before each execute (tests/t_fftw.sh, "fresh inputs").
 $(B)/tests/fft_fresh: tests/progs/fft_fresh.c | $(B)/tests

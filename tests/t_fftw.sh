@@ -40,6 +40,17 @@ tried=$(count $W/failing.log -- 'why=gpu error: cufftExecZ2Z*')
 left=$(count $W/failing.log -- "why=the gpu failed this shape's last calls")
 check "a failing geometry: 2 executes tried on cuFFT ($tried), then 6 on FFTW without trying ($left), results FFTW's" \
     sh -c "cmp -s $W/failing.plain $W/failing.shim && [ $tried = 2 ] && [ $left = 6 ]"
+# Other kinds: every r2r planner and the guru split planners, both precisions, 2 executes a plan.  Their plans
+# are FFTW's as they are; their executes are logged with the reason and stay on FFTW, forced or not.
+$T/fft_other >$W/other.plain
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/other.log $T/fft_other >$W/other.shim
+shim $T/fft_other >$W/other.short
+check "other kinds: r2r and split-array plans give FFTW's results bit for bit, logged or not ($(wc -l <$W/other.plain) plans)" \
+    sh -c "[ $(wc -l <$W/other.plain) = 20 ] && ! grep -q null $W/other.plain && cmp -s $W/other.plain $W/other.shim &&
+        cmp -s $W/other.plain $W/other.short"
+check "other kinds: 28 r2r executes (kind r2r) and 12 split ones, each on the CPU with its reason" sh -c "
+    [ $(count $W/other.log -- where=cpu why=r2r kind=r2r) = 28 ] && [ $(count $W/other.log -- 'why=split arrays') = 12 ] &&
+    [ $(count $W/other.log) = 40 ]"
 check "a planner that returns NULL without the shim returns NULL under it (FFTW_WISDOM_ONLY, both precisions)" \
     sh -c "[ $(grep -c 'r2c wisdom only null$' $W/shim.out) = 2 ] && [ $(grep -c ' null$' $W/plain.out) = 2 ]"
 check "the log is valid" $PY tests/logq.py check $W/fftw.log
@@ -202,10 +213,11 @@ check "two FFTWs: without the shim, each runs its own plans and plan_dft_1d's ne
     ! grep -qE 'fake1 .* of fake2|fake2 .* of fake1' $W/two/first.plain &&
     [ \$(grep -c 'a plan of fake2' $W/two/first.plain) = 9 ] &&
     grep -A1 'fake2 plan_dft_1d' $W/two/first.plain | grep -q 'fake2 plan_many_dft'"
-check "two FFTWs: the log has the executes of known plans, and the second's cleanup leaves the first's plans known" sh -c "
-    [ $(count $W/two/first.log -- routine=fftw_execute n=8 'shape=[[]8]') = 3 ] &&
+check "two FFTWs: the log has the executes of known plans (r2r ones with their reason), and the second's cleanup leaves the first's plans known" sh -c "
+    [ $(count $W/two/first.log -- routine=fftw_execute n=8 'shape=[[]8]' kind=dft) = 3 ] &&
     [ $(count $W/two/first.log -- routine=fftw_execute_dft n=8 b=2) = 3 ] &&
-    [ $(count $W/two/first.log -- 'why=unknown plan') = 3 ]"
+    [ $(count $W/two/first.log -- routine=fftw_execute kind=r2r why=r2r) = 3 ] &&
+    [ $(count $W/two/first.log -- 'why=unknown plan') = 0 ]"
 two_case global global $c1 $c2
 check "two FFTWs, the first in the global scope: without the shim, every call reaches it" sh -c "
     ! grep -q fake2 $W/two/global.plain && [ \$(grep -c 'fake1 execute' $W/two/global.plain) = 9 ]"

@@ -61,7 +61,10 @@
     X(pre##plan_many_dft) X(pre##plan_many_dft_r2c) X(pre##plan_many_dft_c2r) \
     X(pre##plan_guru_dft) X(pre##plan_guru_dft_r2c) X(pre##plan_guru_dft_c2r) \
     X(pre##plan_guru64_dft) X(pre##plan_guru64_dft_r2c) X(pre##plan_guru64_dft_c2r) \
-    X(pre##destroy_plan) X(pre##cleanup)
+    X(pre##plan_r2r_1d) X(pre##plan_r2r_2d) X(pre##plan_r2r_3d) X(pre##plan_r2r) X(pre##plan_many_r2r) \
+    X(pre##plan_guru_r2r) X(pre##plan_guru64_r2r) X(pre##plan_guru_split_dft) X(pre##plan_guru_split_dft_r2c) \
+    X(pre##plan_guru_split_dft_c2r) X(pre##plan_guru64_split_dft) X(pre##plan_guru64_split_dft_r2c) \
+    X(pre##plan_guru64_split_dft_c2r) X(pre##destroy_plan) X(pre##cleanup)
 #define GS_FFTW_PLANNERS(X) GS_FFTW_PLANNERS_OF(X, fftw_) GS_FFTW_PLANNERS_OF(X, fftwf_)
 
 #endif

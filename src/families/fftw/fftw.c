@@ -6,7 +6,7 @@
 
 #include "families/fftw/fftw.h"
 
-static const char *const gs_fftw_kind_names[] = {"dft", "r2c", "c2r"};
+static const char *const gs_fftw_kind_names[] = {"dft", "r2c", "c2r", "r2r"};
 
 static void gs_fftw_geom_start(gs_fftw_geom_t *g, int kind, int prec, int sign, int rank, int howmany_rank,
                                const void *in, const void *out, unsigned flags)
@@ -23,7 +23,7 @@ static int64_t gs_fftw_phys(const gs_fftw_geom_t *g, const int *n, const int *ne
 {
     if (nembed)
         return nembed[i];
-    if (g->kind == GS_FFTW_DFT || i < g->rank - 1)
+    if (g->kind == GS_FFTW_DFT || g->kind == GS_FFTW_R2R || i < g->rank - 1)
         return n[i];
     return complex_side ? n[i] / 2 + 1 : g->inplace ? 2 * (n[i] / 2 + 1) : n[i];
 }
@@ -170,10 +170,13 @@ static int64_t gs_fftw_span(const gs_fftw_geom_t *g, bool out, int64_t *elems)
 
 void gs_fftw_geom_finish(gs_fftw_geom_t *g)
 {
-    if (g->truncated) {
-        g->why = "more than 8 dimensions";
+    /* Kinds cuFFT has no transform for: known, so that their executes say why they stay on FFTW. */
+    g->why = g->truncated              ? "more than 8 dimensions"
+             : g->kind == GS_FFTW_R2R ? "r2r"
+             : g->split               ? "split arrays"
+                                      : NULL;
+    if (g->why)
         return;
-    }
     int64_t in_elems, out_elems;
     g->span[0] = gs_fftw_span(g, false, &in_elems);
     g->span[1] = gs_fftw_span(g, true, &out_elems);

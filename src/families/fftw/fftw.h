@@ -10,7 +10,7 @@
 #include "dispatch/dispatch.h"
 
 /* The kinds of transform the planners make. */
-typedef enum { GS_FFTW_DFT, GS_FFTW_R2C, GS_FFTW_C2R } gs_fftw_kind_t;
+typedef enum { GS_FFTW_DFT, GS_FFTW_R2C, GS_FFTW_C2R, GS_FFTW_R2R } gs_fftw_kind_t;
 
 /* Most dimensions (rank and howmany together) a geometry records; a plan with more is recorded as truncated. */
 #define GS_FFTW_DIMS_MAX 8
@@ -37,6 +37,7 @@ typedef struct {
     int8_t sign;        /* FFTW_FORWARD (-1) or FFTW_BACKWARD (+1); r2c is forward, c2r backward */
     bool truncated;     /* rank + howmany_rank > GS_FFTW_DIMS_MAX: dims holds none of them */
     bool inplace;       /* planned with the input and output at one address */
+    bool split;         /* split arrays (real and imaginary parts apart), which the GPU path never takes */
     int rank, howmany_rank;
     gs_fftw_dim_t dims[GS_FFTW_DIMS_MAX]; /* the rank dimensions, then the howmany ones */
     const void *in, *out; /* the arrays planned with */

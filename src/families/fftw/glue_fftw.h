@@ -20,6 +20,9 @@
 #define GS_FFTW_REAL GS_XCAT(GS_FFTW_REAL_, GS_PREC)
 #define GS_FFTW_REAL_Z double
 #define GS_FFTW_REAL_C float
+#define GS_FFTW_R2R_KIND GS_XCAT(GS_FFTW_R2R_KIND_, GS_PREC)
+#define GS_FFTW_R2R_KIND_Z fftw_r2r_kind
+#define GS_FFTW_R2R_KIND_C fftwf_r2r_kind
 
 /* The plan parameter of an entry: by value for the C symbols (GS_CONV_NAME FFTW), by reference for the Fortran
  * wrappers (FFTWF77), whose plan is an integer*8 holding FFTW's pointer; GS_FFTW_PLAN_OF(p) is the plan. */
