@@ -51,7 +51,8 @@ static int gs_policy_apply(gs_rule_t *rules, const char *pattern, char *kv, char
     while (key < GS_NKEYS && strcmp(kv, gs_policy_keys[key].name) != 0)
         key++;
     if (key == GS_NKEYS) {
-        snprintf(err, n, "unknown key '%s' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us, setup_us)", kv);
+        snprintf(err, n, "unknown key '%s' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us, "
+                         "setup_us)", kv);
         return GS_EINVAL;
     }
     double v;

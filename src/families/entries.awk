@@ -29,7 +29,8 @@ function entry(sym, id, p, conv, bits,    o) {
         exit 1
     }
     printf "\n/* %s: %s %s %s %s %s */\n", sym, id, o, p, conv, bits
-    printf "#define GS_SYM %s\n#define GS_PREC %s\n#define GS_BITS %s\n#define GS_%s\n#define GS_CONV_NAME %s\n", sym, p, bits, conv, conv
+    printf "#define GS_SYM %s\n#define GS_PREC %s\n#define GS_BITS %s\n", sym, p, bits
+    printf "#define GS_%s\n#define GS_CONV_NAME %s\n", conv, conv
     printf "#include \"families/%s/%s.inc\"\n", family[o], o
     printf "#undef GS_SYM\n#undef GS_PREC\n#undef GS_BITS\n#undef GS_%s\n#undef GS_CONV_NAME\n", conv
 }
