@@ -211,7 +211,7 @@ $(B)/tests/fft_steps: tests/progs/fft_steps.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lm
 
 # Plans of the kinds the GPU path never takes, r2r and split arrays (tests/t_fftw.sh, "other kinds").
-$(B)/tests/fft_other: tests/progs/fft_other.c | $(B)/tests
+$(B)/tests/fft_other: tests/progs/fft_other.c tests/progs/fft_other.h | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lfftw3f -lm
 
 # Batched transforms whose input the CPU rewrites before each execute (tests/t_fftw.sh, "fresh inputs").

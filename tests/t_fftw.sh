@@ -40,17 +40,19 @@ tried=$(count $W/failing.log -- 'why=gpu error: cufftExecZ2Z*')
 left=$(count $W/failing.log -- "why=the gpu failed this shape's last calls")
 check "a failing geometry: 2 executes tried on cuFFT ($tried), then 6 on FFTW without trying ($left), results FFTW's" \
     sh -c "cmp -s $W/failing.plain $W/failing.shim && [ $tried = 2 ] && [ $left = 6 ]"
-# Other kinds: every r2r planner and the guru split planners, both precisions, 2 executes a plan.  Their plans
-# are FFTW's as they are; their executes are logged with the reason and stay on FFTW, forced or not.
+# Other kinds: every r2r planner and the guru split planners, both precisions, 2 executes and one new-array
+# execute a plan.  Their plans are FFTW's as they are; their executes are logged with the reason and stay on
+# FFTW, forced or not.
 $T/fft_other >$W/other.plain
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/other.log $T/fft_other >$W/other.shim
 shim $T/fft_other >$W/other.short
 check "other kinds: r2r and split-array plans give FFTW's results bit for bit, logged or not ($(wc -l <$W/other.plain) plans)" \
     sh -c "[ $(wc -l <$W/other.plain) = 20 ] && ! grep -q null $W/other.plain && cmp -s $W/other.plain $W/other.shim &&
         cmp -s $W/other.plain $W/other.short"
-check "other kinds: 28 r2r executes (kind r2r) and 12 split ones, each on the CPU with its reason" sh -c "
-    [ $(count $W/other.log -- where=cpu why=r2r kind=r2r) = 28 ] && [ $(count $W/other.log -- 'why=split arrays') = 12 ] &&
-    [ $(count $W/other.log) = 40 ]"
+check "other kinds: 42 r2r executes (kind r2r, 14 through execute_r2r) and 18 split ones, each on the CPU with its reason" sh -c "
+    [ $(count $W/other.log -- where=cpu why=r2r kind=r2r) = 42 ] && [ $(count $W/other.log -- routine='fftw*_execute_r2r') = 14 ] &&
+    [ $(count $W/other.log -- 'why=split arrays') = 18 ] && [ $(count $W/other.log -- routine='fftw*_execute_split_dft*') = 6 ] &&
+    [ $(count $W/other.log) = 60 ]"
 check "a planner that returns NULL without the shim returns NULL under it (FFTW_WISDOM_ONLY, both precisions)" \
     sh -c "[ $(grep -c 'r2c wisdom only null$' $W/shim.out) = 2 ] && [ $(grep -c ' null$' $W/plain.out) = 2 ]"
 check "the log is valid" $PY tests/logq.py check $W/fftw.log

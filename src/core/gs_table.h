@@ -37,6 +37,14 @@
 #define GS_FFTW_F77_fftwf_execute_dft_r2c sfftw_execute_dft_r2c_
 #define GS_FFTW_F77_fftw_execute_dft_c2r  dfftw_execute_dft_c2r_
 #define GS_FFTW_F77_fftwf_execute_dft_c2r sfftw_execute_dft_c2r_
+#define GS_FFTW_F77_fftw_execute_r2r      dfftw_execute_r2r_
+#define GS_FFTW_F77_fftwf_execute_r2r     sfftw_execute_r2r_
+#define GS_FFTW_F77_fftw_execute_split_dft       dfftw_execute_split_dft_
+#define GS_FFTW_F77_fftwf_execute_split_dft      sfftw_execute_split_dft_
+#define GS_FFTW_F77_fftw_execute_split_dft_r2c   dfftw_execute_split_dft_r2c_
+#define GS_FFTW_F77_fftwf_execute_split_dft_r2c  sfftw_execute_split_dft_r2c_
+#define GS_FFTW_F77_fftw_execute_split_dft_c2r   dfftw_execute_split_dft_c2r_
+#define GS_FFTW_F77_fftwf_execute_split_dft_c2r  sfftw_execute_split_dft_c2r_
 #define GS_TCAT(a, b) GS_TCAT_(a, b)
 #define GS_TCAT_(a, b) a##b
 /* Each level expands its arguments, so that X sees the spelled names, as # and ## in X need. */

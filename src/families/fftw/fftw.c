@@ -117,12 +117,17 @@ static void gs_fftw_describe(gs_call_t *c, const void *args)
     c->shape_rank = (uint8_t)p->g.rank;
 }
 
-/* The execute each kind of plan takes: execute takes any. */
+/* The execute each kind of plan takes (a split plan its split execute): execute takes any. */
 static bool gs_fftw_matches(const gs_fftw_t *p)
 {
-    static const uint8_t kind_of[] = {[GS_OP_fftdft] = GS_FFTW_DFT, [GS_OP_fftr2c] = GS_FFTW_R2C,
-                                      [GS_OP_fftc2r] = GS_FFTW_C2R};
-    return p->op == GS_OP_fftexec || kind_of[p->op] == p->g.kind;
+    static const struct {
+        uint8_t kind;
+        bool split;
+    } of[GS_NOPS] = {[GS_OP_fftdft] = {GS_FFTW_DFT, 0},  [GS_OP_fftr2c] = {GS_FFTW_R2C, 0},
+                     [GS_OP_fftc2r] = {GS_FFTW_C2R, 0},  [GS_OP_fftr2r] = {GS_FFTW_R2R, 0},
+                     [GS_OP_fftsdft] = {GS_FFTW_DFT, 1}, [GS_OP_fftsr2c] = {GS_FFTW_R2C, 1},
+                     [GS_OP_fftsc2r] = {GS_FFTW_C2R, 1}};
+    return p->op == GS_OP_fftexec || (of[p->op].kind == p->g.kind && of[p->op].split == p->g.split);
 }
 
 /* What the GPU path will not take (what no advanced layout expresses: layout.c), or NULL with the flops set. */
