@@ -105,10 +105,14 @@ const gs_backend_t gs_cuda_backend = {
             [GS_OP_gemv] = gs_cuda_blas,
 #define GS_X_LAPACK(op, family, dims) GS_X_LAPACK_##family(op)
 #define GS_X_LAPACK_BLAS(op)
-#define GS_X_LAPACK_FFTW(op) [GS_OP_##op] = gs_cuda_fft,
+#define GS_X_LAPACK_FFTW(op) /* below: only the kinds cuFFT has (not r2r, not split arrays) */
 #define GS_X_LAPACK_LAPACK(op) [GS_OP_##op] = gs_cuda_lapack,
 #define GS_OP GS_X_LAPACK
 #include "core/routines.def"
 #undef GS_OP
+            [GS_OP_fftexec] = gs_cuda_fft,
+            [GS_OP_fftdft] = gs_cuda_fft,
+            [GS_OP_fftr2c] = gs_cuda_fft,
+            [GS_OP_fftc2r] = gs_cuda_fft,
         },
 };
