@@ -1,8 +1,5 @@
 /* cuFFT (cuda_fft.h): the library opened and its functions resolved once, at the first FFTW execute that goes
  * to the GPU; when that fails, FFTs run on the CPU after one notice. */
-#include <dlfcn.h>
-#include <stdio.h>
-
 #include "backend/cuda_fft.h"
 
 gs_cufft_t gs_fft;
@@ -14,10 +11,8 @@ static int gs_fft_open(void)
     if (!h)
         return GS_ENODEV;
 #define GS_X_LOAD(f) \
-    if (!(*(void **)&gs_fft.f = dlsym(h, #f))) { \
-        snprintf(gs_fft.why, sizeof gs_fft.why, "%s is missing from cuFFT", #f); \
-        return GS_ENODEV; \
-    }
+    if (gs_cuda_sym(h, #f, (void **)&gs_fft.f, "cuFFT", gs_fft.why, sizeof gs_fft.why) != GS_OK) \
+        return GS_ENODEV;
     GS_CUFFT_FUNCS(GS_X_LOAD)
 #undef GS_X_LOAD
     return GS_OK;

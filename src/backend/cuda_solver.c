@@ -21,10 +21,8 @@ static int gs_sol_open(void)
     if (!h)
         return GS_ENODEV;
 #define GS_X_LOAD(f) \
-    if (!(*(void **)&gs_sol.f = dlsym(h, #f))) { \
-        snprintf(gs_sol.why, sizeof gs_sol.why, "%s is missing from cuSOLVER", #f); \
-        return GS_ENODEV; \
-    }
+    if (gs_cuda_sym(h, #f, (void **)&gs_sol.f, "cuSOLVER", gs_sol.why, sizeof gs_sol.why) != GS_OK) \
+        return GS_ENODEV;
     GS_CUSOLVER_FUNCS(GS_X_LOAD)
 #undef GS_X_LOAD
     for (int i = 0; i < GS_SOL_N; i++)

@@ -42,12 +42,15 @@ void *gs_cuda_open(const char *base, int major, char *why, size_t n)
     return h;
 }
 
-static int gs_cuda_sym(void *h, const char *name, void **out, char *why, size_t n)
+/* What the runtime's and cuBLAS's missing functions are missing from, in the notice. */
+#define GS_CUDA_LIBS "the CUDA libraries"
+
+int gs_cuda_sym(void *h, const char *name, void **out, const char *from, char *why, size_t n)
 {
     *out = dlsym(h, name);
     if (*out)
         return GS_OK;
-    snprintf(why, n, "%s is missing from the CUDA libraries", name);
+    snprintf(why, n, "%s is missing from %s", name, from);
     return GS_ENODEV;
 }
 
@@ -104,7 +107,7 @@ static bool gs_cuda_why_none(int st, int major, char *why, size_t n)
 
 /* Resolves gs_cuda.f in the library lib, or returns GS_ENODEV with the reason in why. */
 #define GS_X_LOAD(f) \
-    if (gs_cuda_sym(lib, #f, (void **)&gs_cuda.f, why, n) != GS_OK) \
+    if (gs_cuda_sym(lib, #f, (void **)&gs_cuda.f, GS_CUDA_LIBS, why, n) != GS_OK) \
         return GS_ENODEV;
 
 /* Opens libcudart.so.<major>, resolves its functions and asks for devices.  GS_OK with the count; GS_ENOENT
@@ -174,10 +177,11 @@ int gs_cuda_load(char *why, size_t n)
     GS_CUBLAS_FUNCS(GS_X_LOAD)
     for (int op = 0; op < GS_NOPS; op++)
         for (int p = 0; p < GS_NPREC; p++)
-            if (gs_cublas_names[op][p] && gs_cuda_sym(blas, gs_cublas_names[op][p], &gs_cuda.blas[op][p], why, n))
+            if (gs_cublas_names[op][p] &&
+                gs_cuda_sym(blas, gs_cublas_names[op][p], &gs_cuda.blas[op][p], GS_CUDA_LIBS, why, n))
                 return GS_ENODEV;
     for (int p = 0; p < GS_NPREC; p++)
-        if (gs_cuda_sym(blas, gs_geam_names[p], &gs_cuda.geam[p], why, n))
+        if (gs_cuda_sym(blas, gs_geam_names[p], &gs_cuda.geam[p], GS_CUDA_LIBS, why, n))
             return GS_ENODEV;
     return GS_OK;
 }

@@ -42,6 +42,8 @@ GS_HIDDEN extern gs_cuda_t gs_cuda;
 /* Opens lib<base>.so.<major> from GPUSHIM_CUDA_LIBDIR, or by soname through the loader's search path; NULL with
  * a reason in why. */
 GS_HIDDEN void *gs_cuda_open(const char *base, int major, char *why, size_t n);
+/* Resolves name in library h into *out: GS_OK, or GS_ENODEV with "NAME is missing from FROM" in why. */
+GS_HIDDEN int gs_cuda_sym(void *h, const char *name, void **out, const char *from, char *why, size_t n);
 /* The major version of the CUDA runtime loaded (13 or 12). */
 GS_HIDDEN extern int gs_cuda_major;
 
