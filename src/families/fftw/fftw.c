@@ -87,21 +87,21 @@ void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, vo
 }
 
 /* Points of one transform and how many transforms; 0 and 0 for an unknown or truncated plan. */
-static void gs_fftw_counts(const gs_fftw_t *p, double *points, double *howmany)
+static void gs_fftw_counts(const gs_fftw_geom_t *g, bool known, double *points, double *howmany)
 {
     *points = *howmany = 0;
-    if (!p->known || p->g.truncated)
+    if (!known || g->truncated)
         return;
     *points = *howmany = 1;
-    for (int i = 0; i < p->g.rank + p->g.howmany_rank; i++)
-        *(i < p->g.rank ? points : howmany) *= (double)p->g.dims[i].n;
+    for (int i = 0; i < g->rank + g->howmany_rank; i++)
+        *(i < g->rank ? points : howmany) *= (double)g->dims[i].n;
 }
 
 static void gs_fftw_describe(gs_call_t *c, const void *args)
 {
     gs_fftw_t *p = (gs_fftw_t *)args;
     double points, howmany;
-    gs_fftw_counts(p, &points, &howmany);
+    gs_fftw_counts(&p->g, p->known, &points, &howmany);
     c->dim_names = gs_ops[p->op].dims;
     c->dim[0] = (int64_t)points, c->dim[1] = (int64_t)howmany;
     c->opts[0] = 0;
@@ -189,9 +189,8 @@ void gs_fftw_geom_finish(gs_fftw_geom_t *g)
     g->why = gs_fftw_layout(g, &g->lay);
     /* 5 N log2 N per transform, halved for r2c and c2r: once per plan, as a small execute's check is a few
      * nanoseconds and log2 alone would double it. */
-    double points = 1, howmany = 1;
-    for (int i = 0; i < g->rank + g->howmany_rank; i++)
-        *(i < g->rank ? &points : &howmany) *= (double)g->dims[i].n;
+    double points, howmany;
+    gs_fftw_counts(g, true, &points, &howmany);
     g->flops = points > 1 ? 5 * points * log2(points) * howmany : 0;
     if (g->kind != GS_FFTW_DFT)
         g->flops /= 2;
