@@ -45,7 +45,10 @@ static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     size_t es = gs_prec_size(g->prec) / 2;
     char *d[2] = {NULL, NULL}, *work = NULL;
     int64_t ld[2] = {1, 1};
-    if ((rc = gs_cuda_operands(c, o, h, b, n, es, plan.work, &work, d, ld)) != GS_OK)
+    /* A plan that needs no workspace still gets one of the scratch's own bytes: an empty area would begin at the
+     * scratch's end, which may be where a cached output begins, and cuFFT then fails every execute (H200, the
+     * 512^3 loop of bench/fft.sh; tests/t_fftw.sh, "plans that need no work area"). */
+    if ((rc = gs_cuda_operands(c, o, h, b, n, es, plan.work ? plan.work : 1, &work, d, ld)) != GS_OK)
         return rc;
     /* The workspace moves with the scratch memory, so it is set for every execute. */
     GS_FFT(c, cufftSetWorkArea, (plan.h, work));
