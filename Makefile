@@ -155,7 +155,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
-	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other
+	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other $(B)/tests/fft_twin
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -217,6 +217,10 @@ $(B)/tests/fft_other: tests/progs/fft_other.c tests/progs/fft_other.h | $(B)/tes
 # Batched transforms whose input the CPU rewrites before each execute (tests/t_fftw.sh, "fresh inputs").
 $(B)/tests/fft_fresh: tests/progs/fft_fresh.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lm
+
+# Small plans on several threads, executed enough for their one-thread twins to be tried (tests/t_fftw.sh).
+$(B)/tests/fft_twin: tests/progs/fft_twin.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3_threads -lfftw3f_threads -lfftw3 -lfftw3f -lm
 
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas

@@ -120,6 +120,7 @@ typedef struct {
     int tile;                /* GPUSHIM_TILE: GEMM tile size in rows and columns; 0: automatic */
     double registered;       /* GPUSHIM_REGISTERED: most bytes of user memory kept registered with CUDA */
     bool cache;              /* GPUSHIM_CACHE: keep device copies of operands between calls */
+    bool fftw_serial;        /* GPUSHIM_FFTW_SERIAL: try one-thread twins of small threaded FFTW plans */
     double cache_max;        /* GPUSHIM_CACHE_MAX: most device bytes the cache holds, or < 0: half the device */
     int sites;               /* GPUSHIM_SITES: gs_sites_t, the call sites the log records */
 } gs_options_t;
@@ -223,6 +224,7 @@ typedef struct {
     const char *kind;     /* the transform's kind ("dft", "r2c", "c2r") when shape_rank > 0 */
     const int64_t *shape; /* its shape_rank logical sizes, owned by the family's arguments */
     void *real;           /* the CPU library's entry to call when the call stays on the CPU */
+    uint8_t threads;      /* the threads it ran on there, where the family knows (FFTW plans); 0: not known */
 } gs_call_t;
 
 /* Depth of the calling thread inside the CPU library (see call.c). */
@@ -255,6 +257,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->cache_hits = c->known = 0;
     c->track_ns = 0;
     c->flops = 0;
+    c->threads = 0;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
         c->t0 = gs_now_ns();

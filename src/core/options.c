@@ -37,6 +37,7 @@ static const gs_option_desc_t gs_option_table[] = {
     {"GPUSHIM_REGISTERED", GS_OPT_NUMBER, GS_OFF(registered), NULL, NULL},
     {"GPUSHIM_CACHE", GS_OPT_BOOL, GS_OFF(cache), NULL, NULL},
     {"GPUSHIM_CACHE_MAX", GS_OPT_NUMBER, GS_OFF(cache_max), NULL, NULL},
+    {"GPUSHIM_FFTW_SERIAL", GS_OPT_BOOL, GS_OFF(fftw_serial), NULL, NULL},
     {"GPUSHIM_SITES", GS_OPT_CHOICE, GS_OFF(sites), "python|native|off", "python, native or off"},
 };
 #define GS_NOPTIONS (sizeof gs_option_table / sizeof gs_option_table[0])
@@ -141,7 +142,7 @@ static void gs_option_set(gs_options_t *o, size_t i, const char *s)
 void gs_options_read(gs_options_t *o)
 {
     *o = (gs_options_t){.offload = GS_OFFLOAD_AUTO, .min_flops = -1, .pinned = 512e6, .device_memory = -1,
-                        .registered = 4e9, .cache = true, .cache_max = -1};
+                        .registered = 4e9, .cache = true, .cache_max = -1, .fftw_serial = true};
     for (size_t i = 0; i < GS_NOPTIONS; i++) {
         const char *s = getenv(gs_option_table[i].name);
         if (s)

@@ -189,6 +189,8 @@ void gs_log_call(const gs_call_t *c, double seconds)
             len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", i ? "," : "", (long long)c->shape[i]);
         len += snprintf(buf + len, sizeof buf - (size_t)len, "]");
     }
+    if (c->threads) /* an FFTW plan's threads, on the CPU: its own, or 1 for its twin (families/fftw/twin.c) */
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"threads\":%u", (unsigned)c->threads);
     len += snprintf(buf + len, sizeof buf - (size_t)len,
                     ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"
                     "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"cache_hits\":%u,\"bytes_saved\":%llu,\"track_us\":%.1f,"

@@ -49,6 +49,7 @@ typedef struct {
     bool gaps;            /* the output side has elements that the transform does not write */
     uint32_t execs;       /* executes of the plan before this one (the registry counts them) */
     double flops;         /* of one execute */
+    int16_t threads;      /* FFTW's planner threads when it was made (plan_with_nthreads) */
     uint8_t lib;          /* the FFTW that made it: 0 the process-wide one (gs_real's), else gs_real_caller's
                            * number of another (two FFTWs in one process) */
 } gs_fftw_geom_t;
@@ -60,6 +61,8 @@ typedef struct {
 GS_HIDDEN int gs_fftw_register(const gs_fftw_geom_t *g);
 /* Copies plan's geometry into g, counting one execute: true when the plan is known. */
 GS_HIDDEN bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g);
+/* Copies plan's geometry into g without counting an execute: true when the plan is known. */
+GS_HIDDEN bool gs_fftw_peek(const void *plan, gs_fftw_geom_t *g);
 /* Drops plan's entry (destroy_plan), returning the library that made it (its lib), or -1 for a plan it did
  * not know. */
 GS_HIDDEN int gs_fftw_forget(const void *plan);
@@ -134,6 +137,54 @@ static inline bool gs_fftw_short_path(const void *plan)
     gs_init();
     return !(gs.opt.log || gs.opt.summary) &&
            atomic_load_explicit(&gs_fftw_short[gs_fftw_short_slot(plan)], memory_order_acquire) == plan;
+}
+
+/* ---- one-thread twins of small plans made on several threads (twin.c) ----------------------------------- */
+
+/* Held by the planners (the outermost call), destroy_plan and cleanup, and by an execute making a twin. */
+GS_HIDDEN extern pthread_mutex_t gs_fftw_planner_lock;
+/* FFTW's planner threads now (planner_nthreads), 1 without FFTW's threads library. */
+GS_HIDDEN int gs_fftw_threads(int prec);
+/* Makes g's plan a candidate for a twin when it qualifies; a planner calls it with the lock held. */
+GS_HIDDEN void gs_fftw_twin_mark(const gs_fftw_geom_t *g);
+/* Forgets plan's twin (all: every twin of precision prec), freeing it; with the lock held. */
+GS_HIDDEN void gs_fftw_twin_drop(const void *plan, int prec, bool all);
+
+/* Candidate plans, one a slot by the plan's hash. */
+#define GS_FFTW_TWINS 256
+GS_HIDDEN extern _Atomic(const void *) gs_fftw_twin_of[GS_FFTW_TWINS];
+
+static inline unsigned gs_fftw_twin_slot(const void *plan)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)plan * 0x9E3779B97F4A7C15ull) >> 56); /* 8 bits */
+}
+
+/* One execute on the CPU: which plan ran, and its start when it is a timed trial (slot >= 0). */
+typedef struct {
+    int slot;
+    int8_t which; /* 0 the plan, 1 the twin */
+    bool twin;    /* the twin ran */
+    uint64_t t0;
+} gs_fftw_run_t;
+
+GS_HIDDEN const void *gs_fftw_twin_pick(const void *plan, unsigned s, gs_fftw_run_t *r);
+GS_HIDDEN void gs_fftw_twin_timed(const gs_fftw_run_t *r);
+
+/* The plan an execute of plan runs on the CPU: plan, or its twin; gs_fftw_twin_end after the execute. */
+static inline const void *gs_fftw_twin_begin(const void *plan, gs_fftw_run_t *r)
+{
+    unsigned s = gs_fftw_twin_slot(plan);
+    r->slot = -1;
+    r->twin = false;
+    if (__builtin_expect(atomic_load_explicit(&gs_fftw_twin_of[s], memory_order_acquire) != plan, 1))
+        return plan;
+    return gs_fftw_twin_pick(plan, s, r);
+}
+
+static inline void gs_fftw_twin_end(const gs_fftw_run_t *r)
+{
+    if (r->slot >= 0)
+        gs_fftw_twin_timed(r);
 }
 
 /* The FFTW family's descriptor for the dispatcher (dispatch/dispatch.h).  Its operands are the input and the

@@ -33,22 +33,31 @@
 
 /* Around the real planner: the thread counts as inside FFTW, so that a planner FFTW calls through its own
  * exported names (Debian's libfftw3: plan_dft_1d calls plan_many_dft through the PLT) passes straight through
- * and the plan is recorded once, from the outer call's arguments (tests/t_fftw.sh, "the shapes"). */
+ * and the plan is recorded once, from the outer call's arguments (tests/t_fftw.sh, "the shapes").  The outer
+ * call holds the planner lock (twin.c). */
 static bool gs_fftw_plan_begin(void)
 {
     gs_init();
-    return gs_depth++ > 0;
+    bool nested = gs_depth++ > 0;
+    if (!nested)
+        pthread_mutex_lock(&gs_fftw_planner_lock);
+    return nested;
 }
 
 static void *gs_fftw_plan_end(bool nested, gs_fftw_geom_t *g, void *plan, int lib)
 {
     gs_depth--;
-    if (plan && !nested) {
+    if (nested)
+        return plan;
+    if (plan) {
         g->plan = plan;
         g->lib = (uint8_t)lib;
+        g->threads = (int16_t)gs_fftw_threads(g->prec);
         gs_fftw_geom_finish(g);
-        gs_fftw_register(g);
+        if (gs_fftw_register(g) == GS_OK)
+            gs_fftw_twin_mark(g);
     }
+    pthread_mutex_unlock(&gs_fftw_planner_lock);
     return plan;
 }
 

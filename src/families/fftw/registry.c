@@ -80,20 +80,24 @@ int gs_fftw_register(const gs_fftw_geom_t *g)
     return GS_OK;
 }
 
-bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g)
+static bool gs_fftw_find(const void *plan, gs_fftw_geom_t *g, bool count)
 {
     bool found = false;
     pthread_mutex_lock(&gs_fftw_lock);
     for (gs_fftw_node_t *n = gs_fftw_table[gs_fftw_bucket(plan)]; n; n = n->next)
         if (n->g.plan == plan) {
             *g = n->g;
-            n->g.execs += n->g.execs < UINT32_MAX;
+            n->g.execs += count && n->g.execs < UINT32_MAX;
             found = true;
             break;
         }
     pthread_mutex_unlock(&gs_fftw_lock);
     return found;
 }
+
+bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g) { return gs_fftw_find(plan, g, true); }
+
+bool gs_fftw_peek(const void *plan, gs_fftw_geom_t *g) { return gs_fftw_find(plan, g, false); }
 
 int gs_fftw_forget(const void *plan)
 {
