@@ -9,7 +9,8 @@ B := build
 WARN := -Wall -Wextra -Werror -Wformat=2
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -fPIC $(WARN) $(CFLAGS)
-CPPFLAGS_LIB := -D_GNU_SOURCE -Isrc -Iinclude -I$(CUDA_HOME)/include \
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+CPPFLAGS_LIB := -D_GNU_SOURCE -Isrc -Iinclude -Ikernels -I$(CUDA_HOME)/include \
 	-DGS_DEFAULT_POLICY='"policies/default.policy"'
 
 # The library's layers are folders of src/ (src/README.md); an object keeps its source's folder under build/obj.
@@ -17,7 +18,10 @@ CPPFLAGS_LIB := -D_GNU_SOURCE -Isrc -Iinclude -I$(CUDA_HOME)/include \
 LIB_SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 ENTRY_POINTS := $(B)/entry_points.c
 ENTRY_POINTS_OBJ := $(B)/obj/families/entry_points.o
-LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/obj/%.o) $(ENTRY_POINTS_OBJ)
+# gpushim's own CUDA kernels (kernels/): one fatbin, embedded as a C array (src/backend/cuda_kernels.c).
+KERNELS_FATBIN := $(B)/kernels/kernels.fatbin
+KERNELS_OBJ := $(B)/obj/kernels_fatbin.o
+LIB_OBJS := $(LIB_SRCS:src/%.c=$(B)/obj/%.o) $(ENTRY_POINTS_OBJ) $(KERNELS_OBJ)
 LIB := $(B)/libgpushim.so
 MAP := $(B)/gpushim.map
 ENTRIES := $(B)/entries.txt
@@ -76,6 +80,8 @@ $(B)/.cuda-headers: | $(B)
 		echo "make: the CUDA headers are not in CUDA_HOME=$(CUDA_HOME): $(CUDA_HINT)" >&2; exit 1; }
 	@grep -q cusolverDnXgeev $(CUDA_HOME)/include/cusolverDn.h || { echo "make: the CUDA headers in \
 	CUDA_HOME=$(CUDA_HOME) are too old (no cusolverDnXgeev): $(CUDA_HINT)" >&2; exit 1; }
+	@test -x $(NVCC) || { echo "make: nvcc is not at NVCC=$(NVCC) (gpushim's kernels need it): $(CUDA_HINT)" >&2; \
+		exit 1; }
 	@touch $@
 $(LIB_OBJS) $(STANDIN) $(STANDIN12): | $(B)/.cuda-headers
 
@@ -84,6 +90,22 @@ $(B)/obj/%.o: src/%.c | $(B)/obj
 	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -fvisibility=hidden -MD -MP -c $< -o $@
 
 $(B)/obj/core/policy.o: policies/default.policy
+
+# sm_90 code for Hopper and PTX that the driver compiles for later GPUs.
+$(KERNELS_FATBIN): kernels/permute.cu kernels/permute.h | $(B)/.cuda-headers
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -Ikernels \
+		-o $@ $<
+$(B)/kernels/kernels_fatbin.c: $(KERNELS_FATBIN)
+	{ echo '/* Generated from $< by make: the fatbin of kernels/, for cudaLibraryLoadData. */'; \
+	  echo '#include <stddef.h>'; \
+	  echo '__attribute__((visibility("hidden"), aligned(64))) const unsigned char gs_kernels_fatbin[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '};'; \
+	  echo '__attribute__((visibility("hidden"))) const size_t gs_kernels_fatbin_size = sizeof gs_kernels_fatbin;'; \
+	} >$@.tmp && mv $@.tmp $@
+$(KERNELS_OBJ): $(B)/kernels/kernels_fatbin.c | $(B)/obj
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(MAP): src/core/exports.map.in src/core/routines.def src/core/gs_table.h | $(B)
 	$(CC) -E -P -Isrc -x c $< -o $@
@@ -103,9 +125,9 @@ standin: $(STANDIN) $(STANDIN12) $(OLDDRIVER)
 # standin_libs DIR,CUDA MAJOR,CUSOLVER MAJOR,RUNTIME VERSION,CUFFT MAJOR: the stand-in's libraries under their
 # sonames.
 define standin_libs
-$(1)/libcudart.so.$(2): tests/standin/cudart.c tests/standin/standin.h | $(1)
-	$$(CC) $$(ALL_CFLAGS) -DSTANDIN_RUNTIME=$(4) -I$$(CUDA_HOME)/include -shared -Wl,-soname,libcudart.so.$(2) $$< \
-		-o $$@ -lpthread
+$(1)/libcudart.so.$(2): tests/standin/cudart.c tests/standin/kernels.c tests/standin/standin.h kernels/permute.h | $(1)
+	$$(CC) $$(ALL_CFLAGS) -DSTANDIN_RUNTIME=$(4) -I$$(CUDA_HOME)/include -Ikernels -shared \
+		-Wl,-soname,libcudart.so.$(2) tests/standin/cudart.c tests/standin/kernels.c -o $$@ -lpthread
 $(1)/libcublas.so.$(2): tests/standin/cublas.c tests/standin/standin.h $(1)/libcudart.so.$(2)
 	$$(CC) $$(ALL_CFLAGS) -I$$(CUDA_HOME)/include -shared -Wl,-soname,libcublas.so.$(2) $$< -o $$@ \
 		-L$(1) -l:libcudart.so.$(2) -Wl,-rpath,'$$$$ORIGIN'

@@ -15,7 +15,8 @@
  *   --small-s S        seconds per timed batch of a small case [0.1]   --probe   small cases: 3 executes, no timing
  *   --log PATH         recorded in the lines (the gpushim log of this process, for the report)
  * CASE: c2c:D  r2c:D  c2r:D (D = N, NxN or NxNxN, out of place, forward but c2r) | many:HxN (H 1-D c2c of N,
- *   plan_many_dft) | small:D (c2c executed back to back, time per execute) | step:D:S (S steps of forward c2c,
+ *   plan_many_dft) | tr:D (c2c whose output has its dimensions in reverse order, a transposing guru64
+ *   plan) | small:D (c2c executed back to back, time per execute) | step:D:S (S steps of forward c2c,
  *   a pointwise multiply on the CPU and backward c2c, after one warm-up step; time per step). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -30,6 +31,9 @@
 
 /* ---- FFTW's API, both precisions: plans are opaque pointers, complex arrays pairs of reals ---------------- */
 typedef void *plan_t;
+typedef struct {
+    ptrdiff_t n, is, os;
+} iodim64_t; /* fftw_iodim64 */
 #define FFTW_API(P)                                                                                           \
     extern int P##init_threads(void);                                                                         \
     extern void P##plan_with_nthreads(int);                                                                   \
@@ -41,6 +45,8 @@ typedef void *plan_t;
     extern plan_t P##plan_dft_c2r(int, const int *, void *, void *, unsigned);                                \
     extern plan_t P##plan_many_dft(int, const int *, int, void *, const int *, int, int, void *, const int *, \
                                    int, int, int, unsigned);                                                  \
+    extern plan_t P##plan_guru64_dft(int, const iodim64_t *, int, const iodim64_t *, void *, void *, int,      \
+                                     unsigned);                                                               \
     extern void P##execute(plan_t);                                                                           \
     extern void P##destroy_plan(plan_t);                                                                      \
     extern void *P##malloc(size_t);                                                                           \
@@ -62,6 +68,7 @@ typedef struct {
     plan_t (*plan_c2r)(int, const int *, void *, void *, unsigned);
     plan_t (*plan_many)(int, const int *, int, void *, const int *, int, int, void *, const int *, int, int, int,
                         unsigned);
+    plan_t (*plan_guru64)(int, const iodim64_t *, int, const iodim64_t *, void *, void *, int, unsigned);
     void (*execute)(plan_t);
     void (*destroy)(plan_t);
     void *(*alloc)(size_t);
@@ -70,8 +77,8 @@ typedef struct {
 
 #define API_OF(P, c, s)                                                                                        \
     {c, s, P##init_threads, P##plan_with_nthreads, P##set_timelimit, P##import_wisdom_from_filename,           \
-     P##export_wisdom_to_filename, P##plan_dft, P##plan_dft_r2c, P##plan_dft_c2r, P##plan_many_dft, P##execute, \
-     P##destroy_plan, P##malloc, P##free}
+     P##export_wisdom_to_filename, P##plan_dft, P##plan_dft_r2c, P##plan_dft_c2r, P##plan_many_dft,           \
+     P##plan_guru64_dft, P##execute, P##destroy_plan, P##malloc, P##free}
 static const api_t apis[2] = {API_OF(fftw_, 'd', 0), API_OF(fftwf_, 's', 1)};
 
 /* Planner flags: FFTW's own values (fftw3.h), and cuFFTW's (cufftw.h), which differ. */
@@ -79,8 +86,8 @@ enum { FFTW_FWD = -1, FFTW_BWD = 1 };
 enum { FFTW_MEASURE_ = 0, FFTW_ESTIMATE_ = 1u << 6, CUFFTW_ESTIMATE_ = 0x01, CUFFTW_MEASURE_ = 0x02 };
 
 /* ---- what to run --------------------------------------------------------------------------------------- */
-enum { K_C2C, K_R2C, K_C2R, K_MANY, K_SMALL, K_STEP };
-static const char *const kind_names[] = {"c2c", "r2c", "c2r", "many", "small", "step"};
+enum { K_C2C, K_R2C, K_C2R, K_MANY, K_SMALL, K_STEP, K_TR };
+static const char *const kind_names[] = {"c2c", "r2c", "c2r", "many", "small", "step", "tr"};
 
 typedef struct {
     int kind, rank, n[3], howmany, steps;
@@ -311,6 +318,15 @@ static plan_t make_plan(const ctx_t *cx, const api_t *a, const case_t *c, void *
         return a->plan_c2r(c->rank, c->n, in, out, f);
     case K_MANY:
         return a->plan_many(1, c->n, c->howmany, in, NULL, 1, c->n[0], out, NULL, 1, c->n[0], FFTW_FWD, f);
+    case K_TR: { /* the input row-major, the output row-major in the reverse order of the dimensions */
+        iodim64_t d[3];
+        ptrdiff_t is = 1, os = 1;
+        for (int i = c->rank - 1; i >= 0; i--)
+            d[i].n = c->n[i], d[i].is = is, is *= c->n[i];
+        for (int i = 0; i < c->rank; i++)
+            d[i].os = os, os *= c->n[i];
+        return a->plan_guru64(c->rank, d, 0, NULL, in, out, sign, f);
+    }
     default:
         return a->plan_dft(c->rank, c->n, in, out, sign, f);
     }
@@ -645,7 +661,7 @@ static int parse_case(const char *s, case_t *c)
     memset(c, 0, sizeof *c);
     c->text = s, c->howmany = 1, c->kind = -1;
     const char *p = strchr(s, ':');
-    for (int k = 0; p && k <= K_STEP; k++)
+    for (int k = 0; p && k <= K_TR; k++)
         if ((size_t)(p - s) == strlen(kind_names[k]) && !strncmp(s, kind_names[k], (size_t)(p - s)))
             c->kind = k;
     if (c->kind < 0)
@@ -680,7 +696,7 @@ static void usage(void)
     fprintf(stderr, "usage: fft [--mode NAME] [--prec d|s|ds] [--alloc malloc|fftw] [--repeat R] [--threads N] "
                     "[--plan estimate|measure] [--timelimit S] [--flags fftw|cufftw] [--wisdom PREFIX] "
                     "[--ref DIR [--save-ref]] [--small-s S] [--probe] [--log PATH] CASE...\n"
-                    "  CASE: c2c:D r2c:D c2r:D many:HxN small:D step:D:S, D = N, NxN or NxNxN\n");
+                    "  CASE: c2c:D r2c:D c2r:D many:HxN tr:D small:D step:D:S, D = N, NxN or NxNxN\n");
     exit(2);
 }
 

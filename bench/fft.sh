@@ -9,7 +9,8 @@
 #
 # Knobs (environment variables; defaults in brackets):
 #   PYTHON [python3]        the interpreter for the report and for CuPy (which needs NumPy and CuPy)
-#   LARGE [c2c:512x512x512 c2c:16777216 c2c:8192x8192 r2c:512x512x512 c2r:512x512x512 many:4096x4096]
+#   LARGE [c2c:512x512x512 c2c:16777216 c2c:8192x8192 r2c:512x512x512 c2r:512x512x512 many:4096x4096
+#          tr:8192x4096 tr:128x256x512]   (tr: the output transposed, which no cuFFT layout expresses)
 #   STEPS [step:256x256x256:10 step:512x512x512:10]   (D:S, S timed steps after one warm-up step)
 #   SMALL [small:64 small:1024 small:16384 small:262144 small:32x32x32 small:64x64x64 small:128x128x128]
 #   PRECISIONS [d s]        of LARGE and SMALL (d: fftw_, s: fftwf_); STEP_PRECISIONS [d]
@@ -40,7 +41,7 @@ QUICK=0
 [ $# = 0 ] || { echo "usage: bench/fft.sh [--quick]   (knobs: see the head of bench/fft.sh)" >&2; exit 2; }
 BB=build/bench
 if [ $QUICK = 1 ]; then
-    LARGE=${LARGE:-c2c:32x32x32 c2c:65536 c2c:256x256 r2c:32x32x32 c2r:32x32x32 many:64x1024}
+    LARGE=${LARGE:-c2c:32x32x32 c2c:65536 c2c:256x256 r2c:32x32x32 c2r:32x32x32 many:64x1024 tr:64x32 tr:8x16x32}
     STEPS=${STEPS:-step:32x32x32:3}
     SMALL=${SMALL:-small:64 small:1024 small:16x16x16}
     REPEAT=${REPEAT:-1} SMALL_S=${SMALL_S:-0.01} TIMELIMIT=${TIMELIMIT:-1}
@@ -50,7 +51,8 @@ else
     R=${RESULTS:-bench/results}
     W=$BB/fft-run
 fi
-LARGE=${LARGE:-c2c:512x512x512 c2c:16777216 c2c:8192x8192 r2c:512x512x512 c2r:512x512x512 many:4096x4096}
+LARGE_ALL="c2c:512x512x512 c2c:16777216 c2c:8192x8192 r2c:512x512x512 c2r:512x512x512 many:4096x4096"
+LARGE=${LARGE:-$LARGE_ALL tr:8192x4096 tr:128x256x512}
 STEPS=${STEPS-step:256x256x256:10 step:512x512x512:10}
 SMALL=${SMALL-small:64 small:1024 small:16384 small:262144 small:32x32x32 small:64x64x64 small:128x128x128}
 PRECISIONS=${PRECISIONS:-d s}

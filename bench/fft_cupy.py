@@ -4,7 +4,7 @@ the same input and the same checks (Parseval's identity; sampled outputs against
 run saved).  Prints one JSON line per case, as bench/fft.c does; progress on stderr.
 
 usage: python fft_cupy.py [--prec ds] [--repeat R] [--ref DIR] [--xp numpy] CASE...
-       CASE: c2c:D r2c:D c2r:D many:HxN as bench/fft.c takes them; --xp numpy runs numpy.fft instead (a test of
+       CASE: c2c:D r2c:D c2r:D many:HxN tr:D as bench/fft.c takes them; --xp numpy runs numpy.fft instead (a test of
        this script on a machine without a GPU)
 """
 import argparse
@@ -32,8 +32,8 @@ def make_pool():
 
 def parse(text):
     kind, _, dims = text.partition(":")
-    if kind not in ("c2c", "r2c", "c2r", "many"):
-        raise SystemExit(f"fft_cupy: case '{text}': only c2c, r2c, c2r and many are run here")
+    if kind not in ("c2c", "r2c", "c2r", "many", "tr"):
+        raise SystemExit(f"fft_cupy: case '{text}': only c2c, r2c, c2r, many and tr are run here")
     n = [int(v) for v in dims.split("x")]
     if not 1 <= len(n) <= 3 or min(n) < 1 or (kind == "many" and len(n) != 2):
         raise SystemExit(f"fft_cupy: bad case '{text}'")
@@ -110,6 +110,8 @@ def transform(xp, case):
     kind, n = case["kind"], case["n"]
     if kind == "c2c":
         return lambda d: xp.fft.fftn(d)
+    if kind == "tr":  # FFTW's output with its dimensions in reverse order: transposed on the device
+        return lambda d: xp.ascontiguousarray(xp.fft.fftn(d).transpose())
     if kind == "many":
         return lambda d: xp.fft.fft(d, axis=-1)
     if kind == "r2c":

@@ -26,7 +26,7 @@ MODES = {  # mode -> (heading, bar colour), in the order of the columns
     "cupy": ("CuPy", "#2e9e44"),
     "gpushim-always": ("gpushim always", "#c8232c"),
 }
-GROUPS = {"large": ("c2c", "r2c", "c2r", "many"), "step": ("step",), "small": ("small",)}
+GROUPS = {"large": ("c2c", "r2c", "c2r", "many", "tr"), "step": ("step",), "small": ("small",)}
 PREC = {"d": "double", "s": "single"}
 SLOWER = 1.1  # a ratio above this is marked: gpushim slower than the other by more than 10 %
 LINK = 55e9  # bytes/s, host <-> H200 with pinned or registered memory (CEILINGS.md)
@@ -125,6 +125,8 @@ def title(case):
     if kind == "many":
         h, _, n = rest.partition("x")
         return f"{h} x c2c {n} (plan_many)"
+    if kind == "tr":
+        return f"c2c {pretty(rest)}, output transposed (guru64)"
     return f"{'c2c' if kind == 'small' else kind} {pretty(rest)}"
 
 
@@ -248,7 +250,8 @@ class Report(Page):
         es = 4 if prec == "s" else 8
         pts = math.prod(r["dims"]) * r.get("howmany", 1)
         half = pts // r["dims"][-1] * (r["dims"][-1] // 2 + 1)
-        reals = {"c2c": 4 * pts, "many": 4 * pts, "r2c": pts + 2 * half, "c2r": pts + 2 * half}[r["kind"]]
+        reals = {"c2c": 4 * pts, "many": 4 * pts, "tr": 4 * pts,
+                 "r2c": pts + 2 * half, "c2r": pts + 2 * half}[r["kind"]]
         return fmt(1e3 * reals * es / LINK)
 
     def earlier(self, case, prec):

@@ -100,6 +100,10 @@ check "offload always: new arrays of another alignment on the CPU with the reaso
     test "$(count $W/always.log -- where=cpu 'why=new arrays of another alignment')" = "$a" -a "$a" -gt 0
 check "offload always: the stand-in saw no bad pointer, left nothing queued" \
     test "$(standin violations)/$(standin unfinished)" = 0/0
+k=$(count $W/always.log -- where=gpu 'opts=*P*')
+check "offload always: transposed layouts and unmerged howmany dimensions ran through gpushim's kernels ($k\
+ executes)" \
+    test "$k" -ge 50
 
 # (d) cuFFT failures injected: the execute whose call failed finishes on the CPU with the reason, the results
 # still right.  inject NAME FAULT CALL: a sixth of the sample, forced, with GS_STANDIN_FAIL=FAULT, which fails
@@ -124,6 +128,22 @@ check "exec-once: the one execute whose cufftExecZ2Z failed on the CPU with the 
 # cached plans back: then the execute stays on the GPU)
 inject plan-once cufftMakePlanMany64:1 cufftMakePlanMany64
 check "plan-once: at most the one execute whose plan failed on the CPU with the reason ($f)" test "$f" -le 1
+inject kernel-once cudaLaunchKernel:3 cudaLaunchKernel
+check "kernel-once: the one execute whose kernel launch failed on the CPU with the reason ($f)" test "$f" = 1
+# The kernels cannot be loaded (an image the driver refuses): what needs them runs on the CPU, said once.
+standin_reset
+shim GPUSHIM_OFFLOAD=always GS_STANDIN_FAIL=cudaLibraryLoadData GPUSHIM_LOG=$W/noload.log $P $SEED $((N / 6)) \
+    >$W/noload.out 2>$W/noload.err
+r=$?
+noload=$(count $W/noload.log -- where=cpu "why=gpu: gpushim's kernels did not load*")
+noload_ok() {
+    all_passed $W/noload.out $((N / 6)) $r /dev/null && [ "$noload" -gt 0 ] &&
+        [ "$(count $W/noload.log -- where=gpu 'opts=*P*')" = 0 ] &&
+        [ "$(grep -c 'kernels did not load' $W/noload.err)" = 1 ]
+}
+check "no kernels: results within tolerance, $noload executes on the CPU with the reason (said once), none through\
+ them" \
+    noload_ok
 inject plan-always cufftMakePlanMany64 cufftMakePlanMany64
 check "plan-always: every eligible execute on the CPU with the reason ($f of $g), none on the GPU" \
     test "$f" -ge "$g" -a "$g" -gt 0 -a "$(count $W/plan-always.log -- where=gpu)" = 0

@@ -1,9 +1,11 @@
 /* FFTW executes on cuFFT (cuda_fft.h): an execute's arrays moved as the family's operands (families/fftw/fftw.c)
  * by cuda_call.c, the transform run by the cached plan of its geometry with the workspace carved after the
- * operands, the output copied back only once the transform has succeeded. */
+ * operands (and, for a layout cuFFT lacks, its contiguous copies after the workspace), the output copied back
+ * only once the transform has succeeded. */
 #include <math.h>
 
 #include "backend/cuda_fft.h"
+#include "backend/cuda_kernels.h"
 
 /* Queues the transform of plan h from in to out (device memory) on the compute stream.  FFTW's signs are
  * cuFFT's directions (FFTW_FORWARD = CUFFT_FORWARD = -1), and neither normalises. */
@@ -32,6 +34,28 @@ static int gs_fft_exec(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle h, voi
     return GS_OK;
 }
 
+/* A plan of strides no advanced layout expresses (g->perm): the input gathered into lay's contiguous form at
+ * xin, transformed into xout, scattered into the output's layout at out, all on the compute stream. */
+static int gs_fft_permuted(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle h, const char *in, char *out,
+                           char *xin, char *xout)
+{
+    size_t rs = gs_prec_size(g->prec) / 2;
+    size_t ein = g->kind == GS_FFTW_R2C ? rs : 2 * rs, eout = g->kind == GS_FFTW_C2R ? rs : 2 * rs;
+    int rc = gs_kernel_permute(c, in, xin, &g->gather, ein);
+    if (rc == GS_OK && (rc = gs_fft_exec(c, g, h, xin, xout)) == GS_OK)
+        rc = gs_kernel_permute(c, xout, out, &g->scatter, eout);
+    return rc;
+}
+
+/* Device bytes of the contiguous input and output of a plan through the kernels (g->perm), each rounded. */
+static size_t gs_fft_contiguous_bytes(const gs_fftw_geom_t *g, size_t *in_bytes)
+{
+    const gs_fftw_layout_t *l = &g->lay;
+    size_t rs = gs_prec_size(g->prec) / 2;
+    *in_bytes = gs_round256((size_t)(l->idist * l->batch) * (g->kind == GS_FFTW_R2C ? rs : 2 * rs));
+    return *in_bytes + gs_round256((size_t)(l->odist * l->batch) * (g->kind == GS_FFTW_C2R ? rs : 2 * rs));
+}
+
 static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b,
                        int n)
 {
@@ -43,19 +67,23 @@ static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     if (rc != GS_OK)
         return rc;
     size_t es = gs_prec_size(g->prec) / 2;
-    char *d[2] = {NULL, NULL}, *work = NULL;
-    int64_t ld[2] = {1, 1};
     /* A plan that needs no workspace still gets one of the scratch's own bytes: an empty area would begin at the
      * scratch's end, which may be where a cached output begins, and cuFFT then fails every execute (H200, the
      * 512^3 loop of bench/fft.sh; tests/t_fftw.sh, "plans that need no work area"). */
-    if ((rc = gs_cuda_operands(c, o, h, b, n, es, plan.work ? plan.work : 1, &work, d, ld)) != GS_OK)
+    size_t work = gs_round256(plan.work ? plan.work : 1), xin = 0;
+    size_t xall = g->perm ? gs_fft_contiguous_bytes(g, &xin) : 0;
+    char *d[2] = {NULL, NULL}, *w = NULL;
+    int64_t ld[2] = {1, 1};
+    if ((rc = gs_cuda_operands(c, o, h, b, n, es, work + xall, &w, d, ld)) != GS_OK)
         return rc;
     /* The workspace moves with the scratch memory, so it is set for every execute. */
-    GS_FFT(c, cufftSetWorkArea, (plan.h, work));
+    GS_FFT(c, cufftSetWorkArea, (plan.h, w));
     /* cuFFT takes a runtime error left pending (a failed allocation that was retried, a refused registration)
      * for a failure of its own launch: it is cleared first (tests/t_fftw.sh, "a pending runtime error"). */
     gs_cuda.cudaGetLastError();
-    rc = gs_fft_exec(c, g, plan.h, d[0], n == 1 ? d[0] : d[1]);
+    char *out = n == 1 ? d[0] : d[1];
+    rc = g->perm ? gs_fft_permuted(c, g, plan.h, d[0], out, w + work, w + work + xin)
+                 : gs_fft_exec(c, g, plan.h, d[0], out);
     gs_fft_plan_ran(c->dev, g, rc == GS_OK);
     if (rc != GS_OK)
         return rc;

@@ -422,11 +422,13 @@ static const char *expect(const case_t *c, int ex)
 {
     if (c->rank > 3)
         return "cpu rank above 3";
-    if (c->hrank > 1 && c->layout == LAY_SPLIT)
+    /* (out of place, two howmany dimensions that no distance merges and a transposing layout go to the GPU
+     * through gpushim's permutation kernels when no advanced layout expresses them) */
+    if (c->hrank > 1 && c->layout == LAY_SPLIT && c->inplace)
         return "cpu howmany rank above 1";
-    /* (a transposing layout may or may not have an advanced form; an in-place r2c or c2r with strides has
-     * none that cuFFT documents: the CPU for new arrays of another alignment, for one reason or the other) */
-    bool maybe = (c->layout == LAY_FREE && !c->permuted) || (c->inplace && c->kind != K_DFT && c->istride > 1);
+    /* (an in-place r2c or c2r with strides has no advanced layout that cuFFT documents: the CPU for new arrays
+     * of another alignment, for one reason or the other) */
+    bool maybe = c->inplace && c->kind != K_DFT && c->istride > 1;
     if (ex == EX_OTHER)
         return maybe ? "cpu" : "cpu new arrays of another alignment";
     return maybe ? "any" : "gpu";

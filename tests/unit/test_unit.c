@@ -573,11 +573,22 @@ START_TEST(test_fftw_layout)
     const int d16[] = {16, 1, 1}, h2[] = {3, 80, 80, 5, 16, 16}, h2bad[] = {3, 96, 80, 5, 16, 16};
     ck_assert_ptr_null(layout_of(GS_FFTW_DFT, 1, d16, 2, h2, false, &g));
     ck_assert(g.lay.batch == 15 && g.lay.idist == 16 && g.lay.odist == 16);
-    ck_assert_str_eq(layout_of(GS_FFTW_DFT, 1, d16, 2, h2bad, false, &g), "howmany rank above 1");
-    /* A transposed output, and overlapping rows of a 2-D c2r's real output. */
+    /* Two that no distance merges: in place on the CPU; out of place through the permutation kernels, as one
+     * contiguous batch of 15. */
+    ck_assert_str_eq(layout_of(GS_FFTW_DFT, 1, d16, 2, h2bad, true, &g), "howmany rank above 1");
+    ck_assert_ptr_null(layout_of(GS_FFTW_DFT, 1, d16, 2, h2bad, false, &g));
+    ck_assert(g.perm && g.lay.batch == 15 && g.lay.idist == 16 && g.lay.istride == 1);
+    ck_assert(g.gather.nd == 3 && g.gather.src[0] == 96 && g.gather.src[1] == 16 && g.gather.dst[0] == 80);
+    /* A transposed output goes through the kernels: gathered as it is, scattered with the output's strides. */
     const int transposed[] = {4, 6, 1, 6, 1, 4}, overlap[] = {10, 6, 6, 10, 1, 1};
-    ck_assert_str_eq(layout_of(GS_FFTW_DFT, 2, transposed, 0, NULL, false, &g), "strides no advanced layout expresses");
+    ck_assert_ptr_null(layout_of(GS_FFTW_DFT, 2, transposed, 0, NULL, false, &g));
+    ck_assert(g.perm && g.lay.rank == 2 && g.lay.n[0] == 4 && g.lay.n[1] == 6 && g.lay.idist == 24);
+    ck_assert(g.gather.total == 24 && g.gather.src[0] == 6 && g.gather.src[1] == 1 && g.gather.dst[0] == 6);
+    ck_assert(g.scatter.src[0] == 6 && g.scatter.dst[0] == 1 && g.scatter.dst[1] == 4);
+    /* Overlapping rows of a 2-D c2r's real output: written twice, no layout serves; nor in place. */
     ck_assert_str_eq(layout_of(GS_FFTW_C2R, 2, overlap, 0, NULL, false, &g), "strides no advanced layout expresses");
+    ck_assert(!g.perm);
+    ck_assert_str_eq(layout_of(GS_FFTW_DFT, 2, transposed, 0, NULL, true, &g), "strides no advanced layout expresses");
     /* In place: r2c 6 x 10 in FFTW's padded layout (12 reals a row, 6 complex), or not. */
     const int padded[] = {6, 12, 6, 10, 1, 1}, unpadded[] = {6, 12, 7, 10, 1, 1};
     ck_assert_ptr_null(layout_of(GS_FFTW_R2C, 2, padded, 0, NULL, true, &g));

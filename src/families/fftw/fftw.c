@@ -108,8 +108,12 @@ static void gs_fftw_describe(gs_call_t *c, const void *args)
     if (!p->known || p->g.truncated)
         return;
     c->opts[0] = p->g.sign < 0 ? 'F' : 'B';
-    c->opts[1] = p->g.inplace ? 'I' : 0;
-    c->opts[2] = 0;
+    int k = 1;
+    if (p->g.inplace)
+        c->opts[k++] = 'I';
+    if (p->g.perm) /* through gpushim's permutation kernels on the GPU path */
+        c->opts[k++] = 'P';
+    c->opts[k] = 0;
     for (int i = 0; i < p->g.rank; i++)
         p->shape[i] = p->g.dims[i].n;
     c->kind = gs_fftw_kind_names[p->g.kind];
@@ -187,6 +191,11 @@ void gs_fftw_geom_finish(gs_fftw_geom_t *g)
     g->span[1] = gs_fftw_span(g, true, &out_elems);
     g->gaps = out_elems < g->span[1];
     g->why = gs_fftw_layout(g, &g->lay);
+    /* What no advanced layout expresses, gpushim's kernels may gather into one and scatter back (layout.c). */
+    if (g->why && gs_fftw_contiguous(g, &g->lay)) {
+        g->why = NULL, g->perm = true;
+        gs_fftw_perms(g, &g->gather, &g->scatter);
+    }
     /* 5 N log2 N per transform, halved for r2c and c2r: once per plan, as a small execute's check is a few
      * nanoseconds and log2 alone would double it. */
     double points, howmany;

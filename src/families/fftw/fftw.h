@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "dispatch/dispatch.h"
+#include "permute.h"
 
 /* The kinds of transform the planners make. */
 typedef enum { GS_FFTW_DFT, GS_FFTW_R2C, GS_FFTW_C2R, GS_FFTW_R2R } gs_fftw_kind_t;
@@ -45,6 +46,8 @@ typedef struct {
     /* Set by gs_fftw_geom_finish: */
     gs_fftw_layout_t lay; /* the advanced layout, unless why */
     const char *why;      /* why no advanced layout expresses the plan, or NULL */
+    bool perm;            /* lay is the contiguous form of a layout gpushim's kernels gather and scatter: */
+    gs_permute_t gather, scatter; /* the input into it and the output out of it (gs_fftw_perms) */
     int64_t span[2];      /* real elements from the first to the last one each side touches (input, output) */
     bool gaps;            /* the output side has elements that the transform does not write */
     uint32_t execs;       /* executes of the plan before this one (the registry counts them) */
@@ -86,6 +89,13 @@ GS_HIDDEN void gs_fftw_geom_guru(gs_fftw_geom_t *g, int kind, int prec, int sign
 GS_HIDDEN void gs_fftw_geom_finish(gs_fftw_geom_t *g);
 /* g's advanced layout into l, or the reason none expresses it (layout.c). */
 GS_HIDDEN const char *gs_fftw_layout(const gs_fftw_geom_t *g, gs_fftw_layout_t *l);
+/* Whether a contiguous layout of g, which gpushim's permutation kernels gather the input into and scatter the
+ * output from, serves a plan no advanced layout expresses: out of place, rank 1 to 3, positive strides, every
+ * output element written once.  Then l is that layout. */
+GS_HIDDEN bool gs_fftw_contiguous(const gs_fftw_geom_t *g, gs_fftw_layout_t *l);
+/* For g->perm: the copy of the input into lay's contiguous form and of the contiguous output into the plan's
+ * layout, in elements of each side (complex or real). */
+GS_HIDDEN void gs_fftw_perms(const gs_fftw_geom_t *g, gs_permute_t *gather, gs_permute_t *scatter);
 
 /* ---- one execute ------------------------------------------------------------------------------------- */
 

@@ -126,3 +126,94 @@ const char *gs_fftw_layout(const gs_fftw_geom_t *g, gs_fftw_layout_t *l)
     }
     return g->inplace ? gs_fftw_inplace(g, l) : NULL;
 }
+
+/* ---- the contiguous form, for gpushim's permutation kernels (kernels/permute.cu) ------------------------ */
+
+/* The dimensions of g in the contiguous form, outermost first: the howmany ones of more than one point, then
+ * the transform's, those of one point left out but the last of an r2c or c2r; the number of howmany ones into
+ * *nh.  Each side's size (complex side: n / 2 + 1 in an r2c or c2r's last dimension) into ni and no. */
+static int gs_fftw_cdims(const gs_fftw_geom_t *g, gs_fftw_dim_t *d, int64_t *ni, int64_t *no, int *nh)
+{
+    int n = 0, last = g->kind == GS_FFTW_DFT ? -1 : g->rank - 1;
+    for (int i = g->rank; i < g->rank + g->howmany_rank; i++)
+        if (g->dims[i].n != 1)
+            d[n++] = g->dims[i];
+    *nh = n;
+    for (int i = 0; i < g->rank; i++)
+        if (g->dims[i].n != 1 || i == last || (i == g->rank - 1 && n == *nh))
+            d[n++] = g->dims[i];
+    for (int i = 0; i < n; i++) {
+        bool halved = g->kind != GS_FFTW_DFT && i == n - 1;
+        ni[i] = halved && g->kind == GS_FFTW_C2R ? d[i].n / 2 + 1 : d[i].n;
+        no[i] = halved && g->kind == GS_FFTW_R2C ? d[i].n / 2 + 1 : d[i].n;
+    }
+    return n;
+}
+
+/* Whether the output's elements are all distinct: taken by stride, each stride beyond the last element that
+ * the dimensions inside it reach (a sufficient test; a transposed or permuted layout passes). */
+static bool gs_fftw_distinct(const gs_fftw_dim_t *d, const int64_t *no, int n)
+{
+    gs_fftw_dim_t s[GS_FFTW_DIMS_MAX];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (no[i] > 1)
+            s[k] = d[i], s[k++].n = no[i];
+    for (int i = 1; i < k; i++) /* by output stride, smallest first */
+        for (int j = i; j > 0 && s[j - 1].os > s[j].os; j--) {
+            gs_fftw_dim_t t = s[j];
+            s[j] = s[j - 1], s[j - 1] = t;
+        }
+    int64_t reach = 0;
+    for (int i = 0; i < k; i++) {
+        if (s[i].os <= reach)
+            return false;
+        reach += (s[i].n - 1) * s[i].os;
+    }
+    return true;
+}
+
+bool gs_fftw_contiguous(const gs_fftw_geom_t *g, gs_fftw_layout_t *l)
+{
+    if (g->inplace || g->truncated || g->rank < 1 || g->rank > 3)
+        return false;
+    for (int i = 0; i < g->rank + g->howmany_rank; i++)
+        if (g->dims[i].n <= 0 || (g->dims[i].n > 1 && (g->dims[i].is <= 0 || g->dims[i].os <= 0)))
+            return false;
+    gs_fftw_dim_t d[GS_FFTW_DIMS_MAX];
+    int64_t ni[GS_FFTW_DIMS_MAX], no[GS_FFTW_DIMS_MAX];
+    int nh, n = gs_fftw_cdims(g, d, ni, no, &nh);
+    if (n - nh > 3 || !gs_fftw_distinct(d, no, n))
+        return false;
+    memset(l, 0, sizeof *l);
+    l->rank = n - nh;
+    l->istride = l->ostride = 1;
+    l->idist = l->odist = l->batch = 1;
+    for (int i = 0; i < n; i++) {
+        if (i < nh) {
+            l->batch *= d[i].n;
+            continue;
+        }
+        int k = i - nh;
+        l->n[k] = d[i].n, l->inembed[k] = ni[i], l->onembed[k] = no[i];
+        l->idist *= ni[i], l->odist *= no[i];
+    }
+    return true;
+}
+
+void gs_fftw_perms(const gs_fftw_geom_t *g, gs_permute_t *gather, gs_permute_t *scatter)
+{
+    gs_fftw_dim_t d[GS_FFTW_DIMS_MAX];
+    int64_t ni[GS_FFTW_DIMS_MAX], no[GS_FFTW_DIMS_MAX];
+    int nh, n = gs_fftw_cdims(g, d, ni, no, &nh);
+    memset(gather, 0, sizeof *gather);
+    memset(scatter, 0, sizeof *scatter);
+    gather->nd = scatter->nd = n;
+    gather->total = scatter->total = 1;
+    for (int i = n - 1; i >= 0; i--) { /* the contiguous side's strides: the sizes inside each dimension */
+        gather->n[i] = ni[i], scatter->n[i] = no[i];
+        gather->src[i] = d[i].is, scatter->dst[i] = d[i].os;
+        gather->dst[i] = gather->total, scatter->src[i] = scatter->total;
+        gather->total *= ni[i], scatter->total *= no[i];
+    }
+}

@@ -76,6 +76,7 @@ static void *gs_twin_make(const gs_fftw_geom_t *g)
         return NULL;
     void *in = (void *)g->in, *out = (void *)g->out, *p = NULL;
     const fftw_iodim64 *h = d + g->rank;
+    const fftwf_iodim64 *fd = (const fftwf_iodim64 *)d, *fh = (const fftwf_iodim64 *)h;
     int r = g->rank, hr = g->howmany_rank, threads = gs_fftw_threads(g->prec);
     with(1);
     gs_depth++; /* planners FFTW calls through its exported names pass straight through */
@@ -83,17 +84,17 @@ static void *gs_twin_make(const gs_fftw_geom_t *g)
         __typeof__(&fftw_plan_guru64_dft) zf = GS_TWIN_REAL(fftw_plan_guru64_dft);
         __typeof__(&fftwf_plan_guru64_dft) cf = GS_TWIN_REAL(fftwf_plan_guru64_dft);
         p = z ? (void *)(zf ? zf(r, d, hr, h, in, out, g->sign, fl) : NULL)
-              : (void *)(cf ? cf(r, (const fftwf_iodim64 *)d, hr, (const fftwf_iodim64 *)h, in, out, g->sign, fl) : NULL);
+              : (void *)(cf ? cf(r, fd, hr, fh, in, out, g->sign, fl) : NULL);
     } else if (g->kind == GS_FFTW_R2C) {
         __typeof__(&fftw_plan_guru64_dft_r2c) zf = GS_TWIN_REAL(fftw_plan_guru64_dft_r2c);
         __typeof__(&fftwf_plan_guru64_dft_r2c) cf = GS_TWIN_REAL(fftwf_plan_guru64_dft_r2c);
         p = z ? (void *)(zf ? zf(r, d, hr, h, in, out, fl) : NULL)
-              : (void *)(cf ? cf(r, (const fftwf_iodim64 *)d, hr, (const fftwf_iodim64 *)h, in, out, fl) : NULL);
+              : (void *)(cf ? cf(r, fd, hr, fh, in, out, fl) : NULL);
     } else {
         __typeof__(&fftw_plan_guru64_dft_c2r) zf = GS_TWIN_REAL(fftw_plan_guru64_dft_c2r);
         __typeof__(&fftwf_plan_guru64_dft_c2r) cf = GS_TWIN_REAL(fftwf_plan_guru64_dft_c2r);
         p = z ? (void *)(zf ? zf(r, d, hr, h, in, out, fl) : NULL)
-              : (void *)(cf ? cf(r, (const fftwf_iodim64 *)d, hr, (const fftwf_iodim64 *)h, in, out, fl) : NULL);
+              : (void *)(cf ? cf(r, fd, hr, fh, in, out, fl) : NULL);
     }
     gs_depth--;
     with(threads);

@@ -1,0 +1,15 @@
+/* gpushim's own kernels (kernels/), embedded in the library as one fatbin and loaded through the CUDA runtime
+ * at the first call that needs them (cuda_kernels.c). */
+#ifndef GS_CUDA_KERNELS_H
+#define GS_CUDA_KERNELS_H
+
+#include "permute.h"
+
+#include "backend/cuda_call.h"
+
+/* Queues the strided copy p of elements of es bytes (4, 8 or 16) from src to dst, device memory of the call's
+ * device, on its compute stream.  0; or GS_ENODEV when the kernels cannot be loaded (the reason in c->why,
+ * said once on stderr), GS_EGPU when the launch fails.  With the GPU lock held, the device current. */
+GS_HIDDEN int gs_kernel_permute(gs_call_t *c, const void *src, void *dst, const gs_permute_t *p, size_t es);
+
+#endif

@@ -1,0 +1,115 @@
+/* The stand-in's CUDA libraries of kernels (standin.h): cudaLibraryLoadData takes a fatbin (its magic number
+ * checked) and gives one library, whose kernels are gpushim's permutation kernels (kernels/permute.h), found by
+ * name and run by cudaLaunchKernel on the host, queued on their stream like any other work.  Their arguments are
+ * checked as the device would fault on them: both sides' reach inside one live allocation, the sides apart. */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "permute.h"
+#include "standin.h"
+
+#define FATBIN_MAGIC 0xBA55ED50u
+
+static const char *const kernel_names[] = {"gs_permute4", "gs_permute8", "gs_permute16"};
+static const size_t kernel_sizes[] = {4, 8, 16};
+/* A library and its kernels are addresses in these, which no other handle has. */
+static char library_token, kernel_tokens[3];
+
+cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions,
+                                void **jitOptionsValues, unsigned int numJitOptions,
+                                enum cudaLibraryOption *libraryOptions, void **libraryOptionValues,
+                                unsigned int numLibraryOptions)
+{
+    (void)jitOptions, (void)jitOptionsValues, (void)numJitOptions;
+    (void)libraryOptions, (void)libraryOptionValues, (void)numLibraryOptions;
+    if (standin_fail("cudaLibraryLoadData"))
+        return cudaErrorInvalidKernelImage;
+    uint32_t magic = 0;
+    if (!library || !code)
+        return standin_violation("cudaLibraryLoadData", "a NULL library or image"), cudaErrorInvalidValue;
+    memcpy(&magic, code, sizeof magic);
+    if (magic != FATBIN_MAGIC)
+        return standin_violation("cudaLibraryLoadData", "the image is not a fatbin"), cudaErrorInvalidKernelImage;
+    *library = (cudaLibrary_t)(void *)&library_token;
+    return cudaSuccess;
+}
+
+cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)
+{
+    if (standin_fail("cudaLibraryGetKernel"))
+        return cudaErrorSymbolNotFound;
+    if ((void *)library != &library_token)
+        return standin_violation("cudaLibraryGetKernel", "not a library"), cudaErrorInvalidResourceHandle;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, kernel_names[i]) == 0) {
+            *pKernel = (cudaKernel_t)(void *)&kernel_tokens[i];
+            return cudaSuccess;
+        }
+    return cudaErrorSymbolNotFound;
+}
+
+typedef struct {
+    const char *src;
+    char *dst;
+    size_t es;
+    gs_permute_t p;
+} permute_job_t;
+
+static void run_permute(void *arg)
+{
+    const permute_job_t *j = arg;
+    for (long long i = 0; i < j->p.total; i++) {
+        long long r = i, s = 0, d = 0;
+        for (int k = j->p.nd - 1; k >= 0; k--) {
+            long long x = r % j->p.n[k];
+            r /= j->p.n[k];
+            s += x * j->p.src[k];
+            d += x * j->p.dst[k];
+        }
+        memcpy(j->dst + d * (long long)j->es, j->src + s * (long long)j->es, j->es);
+    }
+}
+
+/* Bytes from a side's first element to the end of its last one (strides >= 0, as the library passes). */
+static size_t reach(const gs_permute_t *p, const long long *stride, size_t es)
+{
+    long long last = 0;
+    for (int k = 0; k < p->nd; k++)
+        last += (p->n[k] - 1) * stride[k];
+    return (size_t)(last + 1) * es;
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                             cudaStream_t stream)
+{
+    static const char fn[] = "cudaLaunchKernel";
+    if (standin_fail(fn))
+        return cudaErrorLaunchFailure;
+    int k = -1;
+    for (int i = 0; i < 3; i++)
+        if (func == &kernel_tokens[i])
+            k = i;
+    if (k < 0)
+        return standin_violation(fn, "not a kernel of a loaded library"), cudaErrorInvalidDeviceFunction;
+    if (gridDim.x == 0 || blockDim.x == 0 || blockDim.x > 1024 || sharedMem)
+        return standin_violation(fn, "a launch configuration the kernel does not take"), cudaErrorInvalidValue;
+    permute_job_t j = {*(const char **)args[0], *(char **)args[1], kernel_sizes[k], *(const gs_permute_t *)args[2]};
+    if (j.p.nd < 1 || j.p.nd > GS_PERMUTE_DIMS)
+        return standin_violation(fn, "a permutation of no dimensions or too many"), cudaErrorInvalidValue;
+    long long total = 1;
+    for (int i = 0; i < j.p.nd; i++) {
+        if (j.p.n[i] < 1 || j.p.src[i] < 0 || j.p.dst[i] < 0)
+            return standin_violation(fn, "a size below 1 or a negative stride"), cudaErrorInvalidValue;
+        total *= j.p.n[i];
+    }
+    if (total != j.p.total)
+        return standin_violation(fn, "total is not the product of the sizes"), cudaErrorInvalidValue;
+    size_t rs = reach(&j.p, j.p.src, j.es), rd = reach(&j.p, j.p.dst, j.es);
+    if (standin_check_device(j.src, rs, fn, "the permutation's source (as its strides reach)") ||
+        standin_check_device(j.dst, rd, fn, "the permutation's destination (as its strides reach)"))
+        return cudaErrorIllegalAddress;
+    if (j.src < j.dst + rd && j.dst < j.src + rs)
+        return standin_violation(fn, "the permutation's source and destination overlap"), cudaErrorInvalidValue;
+    return standin_enqueue(stream, run_permute, &j, sizeof j) ? cudaErrorInvalidResourceHandle : cudaSuccess;
+}
