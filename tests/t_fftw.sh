@@ -31,10 +31,10 @@ for k in 1 2; do
     check "a pending runtime error (cudaMalloc call $k failed and was retried): every eligible execute ran on cuFFT" \
         sh -c "[ $(count $W/pending$k.log -- where=gpu) = 340 ] && [ $(standin fft_execs) = 340 ]"
 done
-# Fresh inputs: 8192 transforms of 512 points (189 MFLOP, 2.2 ms at the policy's 85 GFLOP/s) whose input the CPU
-# rewrites before each execute must pay for copying 134 MB (2.7 ms at 50 GB/s): every execute stays on the CPU.
+# Fresh inputs: 1024 transforms of 4096 points (252 MFLOP, 3 ms at the policy's 85 GFLOP/s) whose input the CPU
+# rewrites before each execute must pay for copying 134 MB (3.8 ms at 35 GB/s): every execute stays on the CPU.
 # Were the input counted as resident from its second execute on (a BLAS matrix used again is), the model would
-# see 67 MB (1.3 ms) and send executes 4 to 6 to the GPU (the first ones bear shares of a cuFFT plan's setup_us).
+# see 67 MB and send executes 3 to 6 to the GPU (the second still bears half of a cuFFT plan's setup_us).
 $T/fft_fresh 6 >$W/fresh.plain
 shim GPUSHIM_LOG=$W/fresh.log $T/fft_fresh 6 >$W/fresh.shim
 check "fresh inputs: results as FFTW's, and every execute on the CPU, the model counting the input's copy" \

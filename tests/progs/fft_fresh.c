@@ -1,4 +1,4 @@
-/* Out-of-place batched transforms (8192 x 512-point c2c, 64 MiB each side) whose input the CPU rewrites
+/* Out-of-place batched transforms (1024 x 4096-point c2c, 64 MiB each side) whose input the CPU rewrites
  * before every execute, as real programs' inputs are: tests/t_fftw.sh ("fresh inputs") checks from the log that
  * the policy counts the input's copy at every execute, which keeps these on the CPU.  Prints a checksum per
  * step for the comparison with a run without the shim.
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { N = 512, HOWMANY = 8192 };
+enum { N = 4096, HOWMANY = 1024 };
 
 int main(int argc, char **argv)
 {
