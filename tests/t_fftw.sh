@@ -231,8 +231,8 @@ check "two FFTWs: the log has the executes of known plans (r2r ones with their r
 two_case global global $c1 $c2
 check "two FFTWs, the first in the global scope: without the shim, every call reaches it" sh -c "
     ! grep -q fake2 $W/two/global.plain && [ \$(grep -c 'fake1 execute' $W/two/global.plain) = 9 ]"
-# Twins: small plans made on 2 threads (fft_twin) are timed 3 executes on their own and 3 on a one-thread twin
-# that FFTW plans for them, and the faster runs the rest; a plan made again starts over, never inheriting the
+# Twins: small plans made on 2 threads (fft_twin) are timed 4 executes on their own and 4 on a one-thread twin
+# that FFTW plans for them (twins of 4 and 8 threads only for plans of more), and the faster runs the rest; a plan made again starts over, never inheriting the
 # old plan's twin.  Results are FFTW's within rounding, logged or not: the twin is another FFTW plan, as is a
 # second run's FFTW_MEASURE plan.
 near() { # near FILE FILE: every value within 1e-9 (double) or 1e-4 (the float case) of the line's largest
@@ -263,23 +263,35 @@ for l in open(sys.argv[1]):
     if r.get('symbol') == sys.argv[2] and r.get('shape') == json.loads(sys.argv[3]):
         print(r.get('threads', 0), end=' ')" "$@"
 }
-$T/fft_twin 2 12 >$W/twin.plain
-shim GPUSHIM_LOG=$W/twin.log $T/fft_twin 2 12 >$W/twin.shim
-shim $T/fft_twin 2 12 >$W/twin.short
+$T/fft_twin 2 16 >$W/twin.plain
+shim GPUSHIM_LOG=$W/twin.log $T/fft_twin 2 16 >$W/twin.shim
+shim $T/fft_twin 2 16 >$W/twin.short
 both_near() { near $W/twin.plain $W/twin.shim && near $W/twin.plain $W/twin.short; }
 check "twins: results as FFTW's within rounding, logged (the dispatcher's path) or not (the short path)" both_near
-tried='2 2 2 1 1 1 '
+tried='2 2 2 2 1 1 1 1 '
 again=$(threads $W/twin.log fftw_execute [1024])
 again2=$(threads $W/twin.log fftw_execute_dft_r2c [32,32])
-check "twins: plans made again half-way try afresh: 2 threads 3 times, the twin 3 times ($again)" \
+check "twins: plans made again half-way try afresh: 2 threads 4 times, the twin 4 times ($again)" \
     test "$again$again2" = "$tried$tried$tried$tried"
 steady=$(threads $W/twin.log fftw_execute_dft_c2r [32,32])
 steady2=$(threads $W/twin.log fftwf_execute [256])
 check "twins: a plan kept tries once, then one of the two serves every execute ($steady)" sh -c "
-    echo '$steady' | grep -Eq '^$tried(1 1 1 1 1 1 |2 2 2 2 2 2 )\$' &&
-    echo '$steady2' | grep -Eq '^$tried(1 1 1 1 1 1 |2 2 2 2 2 2 )\$'"
-shim GPUSHIM_FFTW_SERIAL=0 GPUSHIM_LOG=$W/twin_off.log $T/fft_twin 2 12 >$W/twin.off
+    echo '$steady' | grep -Eq '^$tried(1 1 1 1 1 1 1 1 |2 2 2 2 2 2 2 2 )\$' &&
+    echo '$steady2' | grep -Eq '^$tried(1 1 1 1 1 1 1 1 |2 2 2 2 2 2 2 2 )\$'"
+# A plan made on 16 threads has three twins, of 1, 4 and 8 threads, each tried 4 times in that order.
+shim GPUSHIM_LOG=$W/twin16.log $T/fft_twin 16 32 >$W/twin16.shim
+many=$(threads $W/twin16.log fftw_execute_dft_c2r [32,32])
+four() { printf "$1 $1 $1 $1 "; }
+many_ok() {
+    local head="$(four 16)$(four 1)$(four 4)$(four 8)" k
+    for k in 16 1 4 8; do
+        [ "$many" = "$head$(four $k)$(four $k)$(four $k)$(four $k)" ] && return 0
+    done
+    return 1
+}
+check "twins: a plan on 16 threads tries twins of 1, 4 and 8 threads, then one of the four serves ($many)" many_ok
+shim GPUSHIM_FFTW_SERIAL=0 GPUSHIM_LOG=$W/twin_off.log $T/fft_twin 2 16 >$W/twin.off
 off=$(threads $W/twin_off.log fftw_execute_dft_c2r [32,32])
-off_ok() { near $W/twin.plain $W/twin.off && [ "$off" = "$(printf '2 %.0s' $(seq 12))" ]; }
+off_ok() { near $W/twin.plain $W/twin.off && [ "$off" = "$(printf '2 %.0s' $(seq 16))" ]; }
 check "twins: GPUSHIM_FFTW_SERIAL=0 runs every execute on the plan's 2 threads ($off)" off_ok
 finish

@@ -120,7 +120,7 @@ typedef struct {
     int tile;                /* GPUSHIM_TILE: GEMM tile size in rows and columns; 0: automatic */
     double registered;       /* GPUSHIM_REGISTERED: most bytes of user memory kept registered with CUDA */
     bool cache;              /* GPUSHIM_CACHE: keep device copies of operands between calls */
-    bool fftw_serial;        /* GPUSHIM_FFTW_SERIAL: try one-thread twins of small threaded FFTW plans */
+    bool fftw_serial;        /* GPUSHIM_FFTW_SERIAL: try twins with fewer threads of small FFTW plans */
     double cache_max;        /* GPUSHIM_CACHE_MAX: most device bytes the cache holds, or < 0: half the device */
     int sites;               /* GPUSHIM_SITES: gs_sites_t, the call sites the log records */
 } gs_options_t;

@@ -189,7 +189,7 @@ void gs_log_call(const gs_call_t *c, double seconds)
             len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", i ? "," : "", (long long)c->shape[i]);
         len += snprintf(buf + len, sizeof buf - (size_t)len, "]");
     }
-    if (c->threads) /* an FFTW plan's threads, on the CPU: its own, or 1 for its twin (families/fftw/twin.c) */
+    if (c->threads) /* an FFTW plan's threads on the CPU: its own, or its twin's (families/fftw/twin.c) */
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"threads\":%u", (unsigned)c->threads);
     len += snprintf(buf + len, sizeof buf - (size_t)len,
                     ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"

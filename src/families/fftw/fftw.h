@@ -149,15 +149,15 @@ static inline bool gs_fftw_short_path(const void *plan)
            atomic_load_explicit(&gs_fftw_short[gs_fftw_short_slot(plan)], memory_order_acquire) == plan;
 }
 
-/* ---- one-thread twins of small plans made on several threads (twin.c) ----------------------------------- */
+/* ---- twins with fewer threads of small plans made on many (twin.c) --------------------------------------- */
 
 /* Held by the planners (the outermost call), destroy_plan and cleanup, and by an execute making a twin. */
 GS_HIDDEN extern pthread_mutex_t gs_fftw_planner_lock;
 /* FFTW's planner threads now (planner_nthreads), 1 without FFTW's threads library. */
 GS_HIDDEN int gs_fftw_threads(int prec);
-/* Makes g's plan a candidate for a twin when it qualifies; a planner calls it with the lock held. */
+/* Makes g's plan a candidate for twins when it qualifies; a planner calls it with the lock held. */
 GS_HIDDEN void gs_fftw_twin_mark(const gs_fftw_geom_t *g);
-/* Forgets plan's twin (all: every twin of precision prec), freeing it; with the lock held. */
+/* Forgets plan's twins (all: those of every plan of precision prec), freeing them; with the lock held. */
 GS_HIDDEN void gs_fftw_twin_drop(const void *plan, int prec, bool all);
 
 /* Candidate plans, one a slot by the plan's hash. */
@@ -172,20 +172,20 @@ static inline unsigned gs_fftw_twin_slot(const void *plan)
 /* One execute on the CPU: which plan ran, and its start when it is a timed trial (slot >= 0). */
 typedef struct {
     int slot;
-    int8_t which; /* 0 the plan, 1 the twin */
-    bool twin;    /* the twin ran */
+    int8_t which;   /* 0 the plan, k twin k - 1 */
+    int8_t threads; /* the twin's threads when a twin ran, else 0 */
     uint64_t t0;
 } gs_fftw_run_t;
 
 GS_HIDDEN const void *gs_fftw_twin_pick(const void *plan, unsigned s, gs_fftw_run_t *r);
 GS_HIDDEN void gs_fftw_twin_timed(const gs_fftw_run_t *r);
 
-/* The plan an execute of plan runs on the CPU: plan, or its twin; gs_fftw_twin_end after the execute. */
+/* The plan an execute of plan runs on the CPU: plan, or one of its twins; gs_fftw_twin_end after the execute. */
 static inline const void *gs_fftw_twin_begin(const void *plan, gs_fftw_run_t *r)
 {
     unsigned s = gs_fftw_twin_slot(plan);
     r->slot = -1;
-    r->twin = false;
+    r->threads = 0;
     if (__builtin_expect(atomic_load_explicit(&gs_fftw_twin_of[s], memory_order_acquire) != plan, 1))
         return plan;
     return gs_fftw_twin_pick(plan, s, r);

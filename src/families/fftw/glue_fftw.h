@@ -38,22 +38,22 @@
 #define GS_FFTW_PLAN_REF_FFTW(p) (p)
 #define GS_FFTW_PLAN_REF_FFTWF77(p) (&(p))
 
-/* Runs FFTW's execute fn with the entry's plan parameter and the rest of its arguments, on the plan or on its
- * one-thread twin (fftw.h); twin_ (a bool lvalue) says which. */
-#define GS_FFTW_RUN(fn, twin_, plan, ...) \
+/* Runs FFTW's execute fn with the entry's plan parameter and the rest of its arguments, on the plan or on a twin
+ * with fewer threads (fftw.h); threads_ (an int lvalue) is the twin's threads, or 0 for the plan. */
+#define GS_FFTW_RUN(fn, threads_, plan, ...) \
     do { \
         gs_fftw_run_t r_; \
         GS_FFTW_PLAN p_ = (GS_FFTW_PLAN)gs_fftw_twin_begin(GS_FFTW_PLAN_OF(plan), &r_); \
         fn(GS_FFTW_PLAN_REF(p_), ##__VA_ARGS__); \
         gs_fftw_twin_end(&r_); \
-        twin_ = r_.twin; \
+        threads_ = r_.threads; \
     } while (0)
 /* An execute that stays on the CPU (p the family's arguments): the log says on how many threads it ran. */
 #define GS_FFTW_CPU(call, p, plan, ...) \
     do { \
-        bool twin_; \
-        GS_FFTW_RUN(GS_CPU(call), twin_, plan, ##__VA_ARGS__); \
-        (call).threads = (uint8_t)(twin_ ? 1 : (p).known && (p).g.threads < 256 ? (p).g.threads : 0); \
+        int threads_; \
+        GS_FFTW_RUN(GS_CPU(call), threads_, plan, ##__VA_ARGS__); \
+        (call).threads = (uint8_t)(threads_ ? threads_ : (p).known && (p).g.threads < 256 ? (p).g.threads : 0); \
     } while (0)
 
 /* An execute's short path (fftw.h): a plan that always stays on the CPU goes straight to FFTW with args. */
@@ -61,9 +61,9 @@
     do { \
         if (gs_fftw_short_path(GS_FFTW_PLAN_OF(plan))) { \
             __typeof__(&GS_SYM) real_ = (__typeof__(&GS_SYM))gs_real(GS_ENTRY_ID); \
-            bool twin_ __attribute__((unused)); \
+            int threads_ __attribute__((unused)); \
             if (real_) \
-                GS_FFTW_RUN(real_, twin_, plan, ##__VA_ARGS__); \
+                GS_FFTW_RUN(real_, threads_, plan, ##__VA_ARGS__); \
             return; \
         } \
     } while (0)

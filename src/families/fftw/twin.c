@@ -1,25 +1,31 @@
-/* One-thread twins of small plans made on several threads (fftw.h).  FFTW's threaded plan of a small transform
- * spends most of an execute waking its threads: on the H200 machine a 1024-point c2c planned on 16 threads
- * with FFTW_MEASURE took 50 to 60 us an execute (bench/results/fft.md), more than cuFFTW's round trip through
- * the GPU, where one thread computes it in a few.  A candidate plan's first GS_TWIN_TRIALS executes on the CPU
- * are timed; then the real FFTW makes its twin, the same transform on the same arrays with one thread and
- * FFTW_ESTIMATE (which leaves the arrays alone), whose next executes are timed too; the faster of the two runs
- * every later execute.  Planners, destroy_plan and cleanup hold gs_fftw_planner_lock, since FFTW's planner is
- * not thread safe and the twin is planned from inside an execute, which may run on any thread. */
+/* Twins of small plans made on many threads (fftw.h).  FFTW's threaded plan of a small transform spends most of
+ * an execute waking its threads: on the H200 machine a 1024-point c2c planned on 16 threads with FFTW_MEASURE
+ * took 50 to 60 us an execute (bench/results/fft.md), more than cuFFTW's round trip through the GPU, where one
+ * thread computes it in a few; a c2c of 32^3 single took 75 to 80 on 16 threads, 52 on 8.  A candidate plan's
+ * first GS_TWIN_TRIALS executes on the CPU are timed; then the real FFTW makes its twins, the same transform on
+ * the same arrays with fewer threads (those of gs_twin_threads below the plan's own) and FFTW_ESTIMATE, which
+ * leaves the arrays alone and takes microseconds; each twin's next executes are timed in turn, and the fastest
+ * runs every later execute, a twin only when it beats the plan by a twentieth.  Planners, destroy_plan and
+ * cleanup hold gs_fftw_planner_lock, since FFTW's planner is not thread safe and the twins are planned from
+ * inside an execute, which may run on any thread. */
 #include <fftw3.h>
 
 #include "families/fftw/fftw.h"
 
-#define GS_TWIN_TRIALS 3
+#define GS_TWIN_TRIALS 4
 /* Candidates have at most this many flops an execute (a c2c of 2^15 points): beyond, FFTW's threads win. */
 #define GS_TWIN_FLOPS 4e6
+/* The twins' threads (H200: one for 1024 points, 4 for 2^14, 8 for 32^3; bench/RESULTS.md). */
+#define GS_TWIN_KINDS 3
+static const int gs_twin_threads[GS_TWIN_KINDS] = {1, 4, 8};
 
 typedef struct {
-    _Atomic(void *) twin;       /* the one-thread plan, once made */
-    atomic_bool given_up;       /* FFTW did not make it, or the slot's plan was replaced */
-    atomic_uint tried[2];       /* timed executes of the plan (0) and of the twin (1) */
-    _Atomic uint64_t best[2];   /* their fastest, in ns */
-    atomic_int choice;          /* 0 while trying, 1 the plan, 2 the twin */
+    _Atomic(void *) twin[GS_TWIN_KINDS];      /* by gs_twin_threads; NULL: none (not below the plan's threads) */
+    atomic_bool made;                         /* the twins were planned */
+    atomic_uint tried[1 + GS_TWIN_KINDS];     /* timed executes: the plan's (0), then each twin's */
+    _Atomic uint64_t best[1 + GS_TWIN_KINDS]; /* their fastest, in ns */
+    atomic_int choice;                        /* 0 while trying; else 1 + what runs (0 the plan, k twin k - 1) */
+    int16_t threads;                          /* the plan's */
     uint8_t prec;
 } gs_twin_t;
 
@@ -54,17 +60,19 @@ void gs_fftw_twin_mark(const gs_fftw_geom_t *g)
         g->threads <= 1 || g->flops > GS_TWIN_FLOPS || g->flags & FFTW_WISDOM_ONLY)
         return;
     gs_twin_t *t = &gs_twins[s];
-    atomic_store(&t->twin, NULL);
-    atomic_store(&t->given_up, false);
+    for (int k = 0; k < GS_TWIN_KINDS; k++)
+        atomic_store(&t->twin[k], NULL);
+    atomic_store(&t->made, false);
     atomic_store(&t->choice, 0);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i <= GS_TWIN_KINDS; i++)
         atomic_store(&t->tried[i], 0), atomic_store(&t->best[i], UINT64_MAX);
+    t->threads = g->threads;
     t->prec = g->prec;
     atomic_store_explicit(&gs_fftw_twin_of[s], g->plan, memory_order_release);
 }
 
-/* g's transform as one thread of the real FFTW plans it, or NULL.  With gs_fftw_planner_lock held. */
-static void *gs_twin_make(const gs_fftw_geom_t *g)
+/* g's transform as the real FFTW plans it on nthreads threads, or NULL.  With gs_fftw_planner_lock held. */
+static void *gs_twin_make(const gs_fftw_geom_t *g, int nthreads)
 {
     fftw_iodim64 d[GS_FFTW_DIMS_MAX]; /* fftwf_iodim64 is the same struct */
     for (int i = 0; i < g->rank + g->howmany_rank; i++)
@@ -78,7 +86,7 @@ static void *gs_twin_make(const gs_fftw_geom_t *g)
     const fftw_iodim64 *h = d + g->rank;
     const fftwf_iodim64 *fd = (const fftwf_iodim64 *)d, *fh = (const fftwf_iodim64 *)h;
     int r = g->rank, hr = g->howmany_rank, threads = gs_fftw_threads(g->prec);
-    with(1);
+    with(nthreads);
     gs_depth++; /* planners FFTW calls through its exported names pass straight through */
     if (g->kind == GS_FFTW_DFT) {
         __typeof__(&fftw_plan_guru64_dft) zf = GS_TWIN_REAL(fftw_plan_guru64_dft);
@@ -101,57 +109,84 @@ static void *gs_twin_make(const gs_fftw_geom_t *g)
     return p;
 }
 
-/* Frees slot t's twin; with gs_fftw_planner_lock held. */
+/* Frees slot t's twins; with gs_fftw_planner_lock held. */
 static void gs_twin_free(gs_twin_t *t)
 {
-    void *p = atomic_exchange(&t->twin, NULL);
-    if (!p)
-        return;
-    if (t->prec == GS_P_Z) {
-        __typeof__(&fftw_destroy_plan) f = GS_TWIN_REAL(fftw_destroy_plan);
-        if (f)
-            f(p);
-    } else {
-        __typeof__(&fftwf_destroy_plan) f = GS_TWIN_REAL(fftwf_destroy_plan);
-        if (f)
-            f(p);
+    __typeof__(&fftw_destroy_plan) zf = GS_TWIN_REAL(fftw_destroy_plan);
+    __typeof__(&fftwf_destroy_plan) cf = GS_TWIN_REAL(fftwf_destroy_plan);
+    for (int k = 0; k < GS_TWIN_KINDS; k++) {
+        void *p = atomic_exchange(&t->twin[k], NULL);
+        if (p && t->prec == GS_P_Z && zf)
+            zf(p);
+        else if (p && t->prec != GS_P_Z && cf)
+            cf(p);
     }
 }
 
-/* Makes plan's twin once its own trials are done, unless another thread plans meanwhile (it is tried again at
- * a later execute). */
-static void *gs_twin_get(gs_twin_t *t, const void *plan)
+/* Makes plan's twins, once, unless another thread plans meanwhile (then a later execute tries again).  Whether
+ * they are made. */
+static bool gs_twin_get(gs_twin_t *t, const void *plan)
 {
-    void *tw = atomic_load(&t->twin);
-    if (tw || atomic_load(&t->given_up) || pthread_mutex_trylock(&gs_fftw_planner_lock) != 0)
-        return tw;
+    if (atomic_load(&t->made))
+        return true;
+    if (pthread_mutex_trylock(&gs_fftw_planner_lock) != 0)
+        return false;
     gs_fftw_geom_t g;
     unsigned s = (unsigned)(t - gs_twins);
-    if (!(tw = atomic_load(&t->twin)) && atomic_load(&gs_fftw_twin_of[s]) == plan) {
-        if (gs_fftw_peek(plan, &g) && (tw = gs_twin_make(&g)) != NULL)
-            atomic_store(&t->twin, tw);
-        else
-            atomic_store(&t->given_up, true), atomic_store(&t->choice, 1);
+    if (!atomic_load(&t->made) && atomic_load(&gs_fftw_twin_of[s]) == plan) {
+        int made = 0;
+        for (int k = 0; k < GS_TWIN_KINDS && gs_fftw_peek(plan, &g); k++) {
+            void *tw = gs_twin_threads[k] < t->threads ? gs_twin_make(&g, gs_twin_threads[k]) : NULL;
+            atomic_store(&t->twin[k], tw);
+            made += tw != NULL;
+        }
+        if (!made) /* FFTW made none: the plan runs on */
+            atomic_store(&t->choice, 1);
+        atomic_store(&t->made, true);
     }
     pthread_mutex_unlock(&gs_fftw_planner_lock);
-    return tw;
+    return atomic_load(&t->made);
 }
 
 const void *gs_fftw_twin_pick(const void *plan, unsigned s, gs_fftw_run_t *r)
 {
     gs_twin_t *t = &gs_twins[s];
     int choice = atomic_load_explicit(&t->choice, memory_order_acquire);
-    void *tw;
-    if (choice)
-        return choice == 2 && (tw = atomic_load(&t->twin)) ? (r->twin = true, tw) : plan;
-    int which = atomic_load(&t->tried[0]) < GS_TWIN_TRIALS ? 0 : 1;
-    if (which == 1 && !(tw = gs_twin_get(t, plan)))
-        return plan;
+    if (choice) {
+        void *tw = choice > 1 ? atomic_load(&t->twin[choice - 2]) : NULL;
+        if (tw)
+            r->threads = (int8_t)gs_twin_threads[choice - 2];
+        return tw ? tw : plan;
+    }
+    int i = 0; /* the next to try: the plan, then each twin */
+    if (atomic_load(&t->tried[0]) >= GS_TWIN_TRIALS) {
+        if (!gs_twin_get(t, plan))
+            return plan;
+        for (i = 1; i <= GS_TWIN_KINDS; i++)
+            if (atomic_load(&t->twin[i - 1]) && atomic_load(&t->tried[i]) < GS_TWIN_TRIALS)
+                break;
+        if (i > GS_TWIN_KINDS) /* every one tried: the choice is landing */
+            return plan;
+    }
     r->slot = (int)s;
-    r->which = (int8_t)which;
-    r->twin = which == 1;
+    r->which = (int8_t)i;
+    r->threads = (int8_t)(i ? gs_twin_threads[i - 1] : 0);
     r->t0 = gs_now_ns();
-    return which ? tw : plan;
+    return i ? atomic_load(&t->twin[i - 1]) : plan;
+}
+
+/* The choice once the last twin's trials are in: the fastest, a twin only when a twentieth faster than the
+ * plan. */
+static void gs_twin_choose(gs_twin_t *t)
+{
+    uint64_t own = atomic_load(&t->best[0]), fastest = own;
+    int choice = 1;
+    for (int k = 0; k < GS_TWIN_KINDS; k++) {
+        uint64_t b = atomic_load(&t->best[k + 1]);
+        if (atomic_load(&t->twin[k]) && b < fastest && b * 20 < own * 19)
+            fastest = b, choice = k + 2;
+    }
+    atomic_store_explicit(&t->choice, choice, memory_order_release);
 }
 
 void gs_fftw_twin_timed(const gs_fftw_run_t *r)
@@ -161,9 +196,12 @@ void gs_fftw_twin_timed(const gs_fftw_run_t *r)
     uint64_t b = atomic_load(&t->best[r->which]);
     while (ns < b && !atomic_compare_exchange_weak(&t->best[r->which], &b, ns))
         ;
-    if (atomic_fetch_add(&t->tried[r->which], 1) + 1 == GS_TWIN_TRIALS && r->which == 1)
-        atomic_store_explicit(&t->choice, atomic_load(&t->best[1]) < atomic_load(&t->best[0]) ? 2 : 1,
-                              memory_order_release);
+    if (atomic_fetch_add(&t->tried[r->which], 1) + 1 != GS_TWIN_TRIALS || r->which == 0)
+        return;
+    for (int k = r->which; k < GS_TWIN_KINDS; k++) /* a later twin still to try */
+        if (atomic_load(&t->twin[k]))
+            return;
+    gs_twin_choose(t);
 }
 
 void gs_fftw_twin_drop(const void *plan, int prec, bool all)
