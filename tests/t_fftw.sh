@@ -290,6 +290,18 @@ many_ok() {
     return 1
 }
 check "twins: a plan on 16 threads tries twins of 1, 4 and 8 threads, then one of the four serves ($many)" many_ok
+# Above 4e6 flops (2^16 points), no one-thread twin: on 16 threads those of 4 and 8; on 2, none.
+big16=$(threads $W/twin16.log fftw_execute [65536])
+big2=$(threads $W/twin.log fftw_execute [65536])
+big_ok() {
+    local head="$(four 16)$(four 4)$(four 8)" k
+    [ "$big2" = "$(printf '2 %.0s' $(seq 16))" ] || return 1
+    for k in 16 4 8; do
+        [ "$big16" = "$head$(four $k)$(four $k)$(four $k)$(four $k)$(four $k)" ] && return 0
+    done
+    return 1
+}
+check "twins: a 2^16-point plan on 16 threads tries twins of 4 and 8 only, on 2 threads none ($big16)" big_ok
 shim GPUSHIM_FFTW_SERIAL=0 GPUSHIM_LOG=$W/twin_off.log $T/fft_twin 2 16 >$W/twin.off
 off=$(threads $W/twin_off.log fftw_execute_dft_c2r [32,32])
 off_ok() { near $W/twin.plain $W/twin.off && [ "$off" = "$(printf '2 %.0s' $(seq 16))" ]; }

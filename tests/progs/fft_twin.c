@@ -1,6 +1,6 @@
 /* Small plans made on THREADS threads (tests/t_fftw.sh, "twins"): a c2c of 1024 points through fftw_execute,
- * an r2c of 32 x 32 and its c2r through the new-array executes on other arrays, and a single-precision c2c of
- * 256, each executed STEPS times, the first two destroyed and made again half-way, then fftw_cleanup.  Prints
+ * an r2c of 32 x 32 and its c2r through the new-array executes on other arrays, a single-precision c2c of 256
+ * and a c2c of 2^16 points (too large for a one-thread twin), each executed STEPS times, the first two destroyed and made again half-way, then fftw_cleanup.  Prints
  * one line per execute: the case, the step and every output value with 17 significant digits, which the test
  * compares with a run without the shim within a tolerance (a one-thread twin is another FFTW plan).
  * usage: fft_twin THREADS STEPS */
@@ -39,6 +39,8 @@ int main(int argc, char **argv)
     fftw_complex *h = fftw_alloc_complex(32 * 17), *h2 = fftw_alloc_complex(32 * 17);
     double *r2 = fftw_alloc_real(32 * 32);
     fftwf_complex *fa = fftwf_alloc_complex(256);
+    fftw_complex *big = fftw_alloc_complex(1 << 16);
+    fftw_plan pbig = fftw_plan_dft_1d(1 << 16, big, big, FFTW_FORWARD, FFTW_ESTIMATE);
     fftw_plan c2c = NULL, r2c = NULL;
     fftw_plan c2r = fftw_plan_dft_c2r_2d(32, 32, h2, r2, FFTW_MEASURE);
     fftwf_plan fc2c = fftwf_plan_dft_1d(256, fa, fa, FFTW_FORWARD, FFTW_ESTIMATE);
@@ -49,7 +51,7 @@ int main(int argc, char **argv)
             c2c = fftw_plan_dft_1d(1024, a, b, s ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_MEASURE);
             r2c = fftw_plan_dft_r2c_2d(32, 32, r, h, FFTW_MEASURE);
         }
-        if (!c2c || !r2c || !c2r || !fc2c)
+        if (!c2c || !r2c || !c2r || !fc2c || !pbig)
             return 1;
         fill((double *)a, 2048, s);
         fftw_execute(c2c);
@@ -66,11 +68,15 @@ int main(int argc, char **argv)
         for (int i = 0; i < 512; i++)
             d[i] = ((float *)fa)[i];
         put("fc2c", s, d, 512);
+        fill((double *)big, 2 << 16, s);
+        fftw_execute(pbig);
+        put("big", s, (double *)big, 64); /* (the first 32 values: the line stays short) */
     }
     fftw_destroy_plan(c2c);
     fftw_destroy_plan(r2c);
     fftw_destroy_plan(c2r);
     fftwf_destroy_plan(fc2c);
+    fftw_destroy_plan(pbig);
     fftw_cleanup_threads();
     fftwf_cleanup_threads();
     return 0;

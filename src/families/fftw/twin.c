@@ -13,8 +13,10 @@
 #include "families/fftw/fftw.h"
 
 #define GS_TWIN_TRIALS 4
-/* Candidates have at most this many flops an execute (a c2c of 2^15 points): beyond, FFTW's threads win. */
-#define GS_TWIN_FLOPS 4e6
+/* Candidates have at most this many flops an execute (a c2c of 2^18 points): beyond, FFTW's threads win.  Those
+ * above GS_TWIN_FLOPS_ONE (a c2c of 2^15 points) get no one-thread twin, which would take milliseconds. */
+#define GS_TWIN_FLOPS 3e7
+#define GS_TWIN_FLOPS_ONE 4e6
 /* The twins' threads (H200: one for 1024 points, 4 for 2^14, 8 for 32^3; bench/RESULTS.md). */
 #define GS_TWIN_KINDS 3
 static const int gs_twin_threads[GS_TWIN_KINDS] = {1, 4, 8};
@@ -27,6 +29,7 @@ typedef struct {
     atomic_int choice;                        /* 0 while trying; else 1 + what runs (0 the plan, k twin k - 1) */
     int16_t threads;                          /* the plan's */
     uint8_t prec;
+    bool large;                               /* above GS_TWIN_FLOPS_ONE */
 } gs_twin_t;
 
 _Atomic(const void *) gs_fftw_twin_of[GS_FFTW_TWINS];
@@ -68,6 +71,7 @@ void gs_fftw_twin_mark(const gs_fftw_geom_t *g)
         atomic_store(&t->tried[i], 0), atomic_store(&t->best[i], UINT64_MAX);
     t->threads = g->threads;
     t->prec = g->prec;
+    t->large = g->flops > GS_TWIN_FLOPS_ONE;
     atomic_store_explicit(&gs_fftw_twin_of[s], g->plan, memory_order_release);
 }
 
@@ -136,7 +140,8 @@ static bool gs_twin_get(gs_twin_t *t, const void *plan)
     if (!atomic_load(&t->made) && atomic_load(&gs_fftw_twin_of[s]) == plan) {
         int made = 0;
         for (int k = 0; k < GS_TWIN_KINDS && gs_fftw_peek(plan, &g); k++) {
-            void *tw = gs_twin_threads[k] < t->threads ? gs_twin_make(&g, gs_twin_threads[k]) : NULL;
+            int n = gs_twin_threads[k];
+            void *tw = n < t->threads && !(n == 1 && t->large) ? gs_twin_make(&g, n) : NULL;
             atomic_store(&t->twin[k], tw);
             made += tw != NULL;
         }
