@@ -55,6 +55,30 @@ calls=$(awk '$1 == "gpushim:" && $3 ~ /^[0-9]+$/ {s += $3} END {print s + 0}' $W
 check "8 threads logging at once: every line valid, one record per call the summary counts ($calls)" sh -c "
     $PY tests/logq.py check $W/c.log >/dev/null && [ $(count $W/c.log) = $calls ] && [ $calls -gt 0 ]"
 
+# The cost model's predictions: each call it weighed has both sides' seconds, from the policy's rates (here
+# cpu_gflops=10, gpu_gflops=100, link_gbps=1, latency_us=100, no setup), and the report sets them against the
+# measured times.
+printf 'dgemm min_flops=0 cpu_gflops=10 gpu_gflops=100 link_gbps=1 latency_us=100 setup_us=0\n' >$W/model.policy
+shim GPUSHIM_POLICY=$W/model.policy GPUSHIM_LOG=$W/model.log $PYV -c '
+import numpy as np
+a = np.ones((300, 300))
+for _ in range(5):
+    a @ a' >/dev/null
+model_ok() {
+    $PY - $W/model.log <<'PYEOF'
+import json, sys
+recs = [r for r in map(json.loads, open(sys.argv[1])) if r.get("routine") == "dgemm"]
+ok = len(recs) == 5
+for r in recs:
+    f, c, g = r["flops"], r.get("predicted_cpu_s", -1), r.get("predicted_gpu_s", -1)
+    ok = ok and abs(c - f / 1e10) <= 1e-3 * c and g >= 1e-4 + f / 1e11 and g >= 1e-4 + 300 * 300 * 8 / 1e9
+sys.exit(0 if ok else 1)
+PYEOF
+}
+check "model: every dgemm weighed has the predicted seconds of both sides, from the policy's rates" model_ok
+check "model: the report counts the 5 predicted calls against their measured times" \
+    sh -c "$REP $W/model.log | grep -q '^the cost model predicted 5 calls: '"
+
 # kill -9 in the middle of a run: every line is a complete record, and the report reads what is there.
 env LD_PRELOAD="$LIB" GPUSHIM_CUDA_LIBDIR="$SI" GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/killed.log $PYV -c '
 import numpy as np

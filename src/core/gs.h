@@ -225,6 +225,7 @@ typedef struct {
     const int64_t *shape; /* its shape_rank logical sizes, owned by the family's arguments */
     void *real;           /* the CPU library's entry to call when the call stays on the CPU */
     uint8_t threads;      /* the threads it ran on there, where the family knows (FFTW plans); 0: not known */
+    float pred_cpu, pred_gpu; /* the cost model's seconds on each side (gs_policy_model); < 0: not predicted */
 } gs_call_t;
 
 /* Depth of the calling thread inside the CPU library (see call.c). */
@@ -258,6 +259,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->track_ns = 0;
     c->flops = 0;
     c->threads = 0;
+    c->pred_cpu = c->pred_gpu = -1;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
         c->t0 = gs_now_ns();

@@ -215,13 +215,14 @@ gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable)
 gs_where_t gs_policy_model(gs_call_t *c, double bytes, double setup)
 {
     const gs_rule_t *r = &gs_rules[c->routine];
-    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || !(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
+    if (!(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
         return GS_WHERE_GPU;
     double cpu = c->flops / (r->cpu_gflops * 1e9);
     /* Copies and computation overlap (cuda_gemm.c), so the slower of the two counts. */
     double copy = bytes / (r->link_gbps * 1e9), compute = c->flops / (r->gpu_gflops * 1e9);
     double gpu = (r->latency_us + setup * r->setup_us) * 1e-6 + (copy > compute ? copy : compute);
-    if (gpu < cpu)
+    c->pred_cpu = (float)cpu, c->pred_gpu = (float)gpu; /* for the log, forced or not */
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || gpu < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";
     return GS_WHERE_CPU;

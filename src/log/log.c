@@ -166,7 +166,7 @@ void gs_log_call(const gs_call_t *c, double seconds)
         return;
     const gs_routine_info_t *r = &gs_routines[c->routine];
     /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites by theirs, names by the
-     * table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under 1800 bytes, so
+     * table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under 1900 bytes, so
      * the appends below cannot overrun buf. */
     char why[GS_WHY_MAX + 112], buf[2048], site[300] = "", native[200] = "", esite[320], enative[220];
     gs_json_escape(why, sizeof why, c->why);
@@ -198,6 +198,9 @@ void gs_log_call(const gs_call_t *c, double seconds)
                     c->opts, c->flops, gs_where_names[c->where], why, seconds,
                     (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (unsigned)c->cache_hits,
                     (unsigned long long)c->bytes_saved, (double)c->track_ns * 1e-3, (int)gettid());
+    if (c->pred_cpu >= 0) /* the cost model's prediction of both sides (core/policy.c) */
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"predicted_cpu_s\":%.4g,\"predicted_gpu_s\":%.4g",
+                        (double)c->pred_cpu, (double)c->pred_gpu);
     if (gs.opt.sites != GS_SITES_OFF)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"site\":\"%s\",\"native\":\"%s\"", esite, enative);
     len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");
