@@ -338,13 +338,15 @@ bench-sites: deps tests
 SCRIPTS := $(wildcard scripts/gpushim-*)
 install: $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/gpushim
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+		$(DESTDIR)$(PREFIX)/share/gpushim
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/gpushim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 policies/default.policy $(DESTDIR)$(PREFIX)/share/gpushim/
 	for s in $(SCRIPTS); do sed 's|@LIBDIR@|$(PREFIX)/lib|' $$s > $(DESTDIR)$(PREFIX)/bin/$$(basename $$s); \
 		chmod 755 $(DESTDIR)$(PREFIX)/bin/$$(basename $$s); done
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 
 uninstall:
@@ -352,6 +354,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/gpushim
 	for s in $(SCRIPTS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$(basename $$s); done
 	for m in man/*.1; do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$(basename $$m); done
+	for m in man/*.5; do rm -f $(DESTDIR)$(PREFIX)/share/man/man5/$$(basename $$m); done
 	for m in man/*.7; do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$(basename $$m); done
 
 clean:

@@ -3,6 +3,7 @@
 make -s install PREFIX=$W/prefix >$W/install.out 2>&1
 check "make install" test $? = 0
 for f in lib/libgpushim.so include/gpushim.h bin/gpushim-run bin/gpushim-report share/man/man7/gpushim.7 \
+    share/man/man5/gpushim-policy.5 \
     share/man/man1/gpushim-run.1 share/man/man1/gpushim-report.1 share/gpushim/default.policy; do
     check "installed $f" test -f $W/prefix/$f
 done
