@@ -130,8 +130,9 @@ const char *gs_fftw_layout(const gs_fftw_geom_t *g, gs_fftw_layout_t *l)
 /* ---- the contiguous form, for gpushim's permutation kernels (kernels/permute.cu) ------------------------ */
 
 /* The dimensions of g in the contiguous form, outermost first: the howmany ones of more than one point, then
- * the transform's, those of one point left out but the last of an r2c or c2r; the number of howmany ones into
- * *nh.  Each side's size (complex side: n / 2 + 1 in an r2c or c2r's last dimension) into ni and no. */
+ * the transform's, those of one point left out but the last of an r2c or c2r (and the last of a transform
+ * that has no other); the number of howmany ones into *nh.  Each side's size (complex side: n / 2 + 1 in an
+ * r2c or c2r's last dimension) into ni and no. */
 static int gs_fftw_cdims(const gs_fftw_geom_t *g, gs_fftw_dim_t *d, int64_t *ni, int64_t *no, int *nh)
 {
     int n = 0, last = g->kind == GS_FFTW_DFT ? -1 : g->rank - 1;
