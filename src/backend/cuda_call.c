@@ -35,6 +35,19 @@ int gs_cuda_scratch(gs_call_t *c, size_t bytes)
     return GS_OK;
 }
 
+int gs_cuda_once(gs_call_t *c, gs_once_t *o, int (*open)(char *why, size_t n), const char *then)
+{
+    if (o->state == 0) {
+        o->state = open(o->why, sizeof o->why) == GS_OK ? 1 : -1;
+        if (o->state < 0 && !gs.opt.quiet)
+            gs_msg("%s; %s", o->why, then);
+    }
+    if (o->state == 1)
+        return GS_OK;
+    c->why = o->why;
+    return GS_ENODEV;
+}
+
 int gs_cuda_budget(gs_call_t *c, size_t *bytes)
 {
     size_t free, total;

@@ -18,6 +18,16 @@ GS_HIDDEN int gs_cuda_run(gs_call_t *c, const gs_operands_t *o, gs_cuda_body_fn 
 /* gs_backend_t's traffic: bytes the call's copies would move, the residency cache considered. */
 GS_HIDDEN double gs_cuda_traffic(gs_call_t *c, const gs_operands_t *o);
 
+/* A library the backend loads once for the process, at the first call that needs it (cuFFT, gpushim's kernels):
+ * state 0 not tried, 1 loaded, -1 failed with the reason in why. */
+typedef struct {
+    int state;
+    char why[200];
+} gs_once_t;
+/* Runs open (GS_OK, or else the reason written into its buffer) once for o; a failure is said once on stderr
+ * as "WHY; THEN".  GS_OK, or GS_ENODEV with c->why the reason.  With the GPU lock held. */
+GS_HIDDEN int gs_cuda_once(gs_call_t *c, gs_once_t *o, int (*open)(char *why, size_t n), const char *then);
+
 /* bytes rounded up to 256, the alignment of each operand in device memory. */
 static inline size_t gs_round256(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 

@@ -34,16 +34,21 @@ static int gs_fft_exec(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle h, voi
     return GS_OK;
 }
 
+/* Bytes of an element of g's input (out false) or output: real for r2c's input and c2r's output, else complex. */
+static size_t gs_fft_elem(const gs_fftw_geom_t *g, bool out)
+{
+    size_t rs = gs_prec_size(g->prec) / 2;
+    return g->kind == (out ? GS_FFTW_C2R : GS_FFTW_R2C) ? rs : 2 * rs;
+}
+
 /* A plan of strides no advanced layout expresses (g->perm): the input gathered into lay's contiguous form at
  * xin, transformed into xout, scattered into the output's layout at out, all on the compute stream. */
 static int gs_fft_permuted(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle h, const char *in, char *out,
                            char *xin, char *xout)
 {
-    size_t rs = gs_prec_size(g->prec) / 2;
-    size_t ein = g->kind == GS_FFTW_R2C ? rs : 2 * rs, eout = g->kind == GS_FFTW_C2R ? rs : 2 * rs;
-    int rc = gs_kernel_permute(c, in, xin, &g->gather, ein);
+    int rc = gs_kernel_permute(c, in, xin, &g->gather, gs_fft_elem(g, false));
     if (rc == GS_OK && (rc = gs_fft_exec(c, g, h, xin, xout)) == GS_OK)
-        rc = gs_kernel_permute(c, xout, out, &g->scatter, eout);
+        rc = gs_kernel_permute(c, xout, out, &g->scatter, gs_fft_elem(g, true));
     return rc;
 }
 
@@ -51,9 +56,8 @@ static int gs_fft_permuted(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle h,
 static size_t gs_fft_contiguous_bytes(const gs_fftw_geom_t *g, size_t *in_bytes)
 {
     const gs_fftw_layout_t *l = &g->lay;
-    size_t rs = gs_prec_size(g->prec) / 2;
-    *in_bytes = gs_round256((size_t)(l->idist * l->batch) * (g->kind == GS_FFTW_R2C ? rs : 2 * rs));
-    return *in_bytes + gs_round256((size_t)(l->odist * l->batch) * (g->kind == GS_FFTW_C2R ? rs : 2 * rs));
+    *in_bytes = gs_round256((size_t)(l->idist * l->batch) * gs_fft_elem(g, false));
+    return *in_bytes + gs_round256((size_t)(l->odist * l->batch) * gs_fft_elem(g, true));
 }
 
 static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b,

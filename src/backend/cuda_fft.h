@@ -19,8 +19,7 @@ typedef struct {
 #define GS_X_MEMBER(f) __typeof__(f) *f;
     GS_CUFFT_FUNCS(GS_X_MEMBER)
 #undef GS_X_MEMBER
-    int state; /* 0: not tried, 1: loaded, -1: failed (reason in why) */
-    char why[200];
+    gs_once_t loaded;
 } gs_cufft_t;
 GS_HIDDEN extern gs_cufft_t gs_fft;
 

@@ -139,7 +139,8 @@ static bool gs_twin_get(gs_twin_t *t, const void *plan)
     unsigned s = (unsigned)(t - gs_twins);
     if (!atomic_load(&t->made) && atomic_load(&gs_fftw_twin_of[s]) == plan) {
         int made = 0;
-        for (int k = 0; k < GS_TWIN_KINDS && gs_fftw_peek(plan, &g); k++) {
+        bool known = gs_fftw_peek(plan, &g);
+        for (int k = 0; k < GS_TWIN_KINDS && known; k++) {
             int n = gs_twin_threads[k];
             void *tw = n < t->threads && !(n == 1 && t->large) ? gs_twin_make(&g, n) : NULL;
             atomic_store(&t->twin[k], tw);
