@@ -173,7 +173,7 @@ SPELLINGS := plain ilp64 scipy scipy64
 TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
-	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork \
+	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork $(B)/tests/warmup \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
@@ -245,6 +245,9 @@ $(B)/tests/fft_twin: tests/progs/fft_twin.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3_threads -lfftw3f_threads -lfftw3 -lfftw3f -lm
 
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
+
+$(B)/tests/warmup: tests/progs/warmup.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
 
 $(B)/tests/reuse: tests/progs/reuse.c | $(B)/tests

@@ -27,8 +27,10 @@ finish() {
     [ "$failed" = 0 ]
 }
 
-# shim [VAR=VALUE...] COMMAND...: runs COMMAND under the shim, with the stand-in as the CUDA libraries.
-shim() { env LD_PRELOAD="$LIB" GPUSHIM_CUDA_LIBDIR="$SI" GS_STANDIN_REPORT="$REPORT" "$@"; }
+# shim [VAR=VALUE...] COMMAND...: runs COMMAND under the shim, with the stand-in as the CUDA libraries.  The GPU
+# comes up in the first call that wants it (GPUSHIM_WARMUP=off), so that where each call runs does not depend
+# on when a background bring-up ends; tests/t_warmup.sh tests the background modes.
+shim() { env LD_PRELOAD="$LIB" GPUSHIM_CUDA_LIBDIR="$SI" GS_STANDIN_REPORT="$REPORT" GPUSHIM_WARMUP=off "$@"; }
 # Log queries (tests/logq.py).
 count() { $PY "$ROOT/tests/logq.py" count "$@"; }
 logsum() { $PY "$ROOT/tests/logq.py" sum "$@"; }

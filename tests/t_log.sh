@@ -16,7 +16,7 @@ sys.exit(not (h["gpushim_log"] == 2 and h["version"] and h["host"] and h["pid"] 
               and h["sites"] == "python" and len(h["rules"]) == int(sys.argv[2])
               and h["rules"]["dgemm"][0] > 0 and all(len(r) == 6 for r in h["rules"].values())))
 PY
-check "the GPU coming up is an event naming the device and the CUDA versions" grep -q '"event":"gpu","what":"CUDA device, device 0, [0-9]* MiB, CUDA runtime 13.0, driver CUDA 13.0"' $W/py.log
+check "the GPU coming up is an event naming the device and the CUDA versions" grep -q '"event":"gpu","what":"CUDA device, device 0, [0-9]* MiB, CUDA runtime 13.0, driver CUDA 13.0; up in [0-9]* ms"' $W/py.log
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/nogpu.log GPUSHIM_QUIET=1 GS_STANDIN_DEVICES=0 $PYV tests/py/sites.py >/dev/null
 check "no GPU: a gpu_off event with the reason" grep -q '"event":"gpu_off","what":"no usable GPU: no GPU found: ' $W/nogpu.log
 
@@ -56,9 +56,10 @@ check "8 threads logging at once: every line valid, one record per call the summ
     $PY tests/logq.py check $W/c.log >/dev/null && [ $(count $W/c.log) = $calls ] && [ $calls -gt 0 ]"
 
 # The cost model's predictions: each call it weighed has both sides' seconds, from the policy's rates (here
-# cpu_gflops=10, gpu_gflops=100, link_gbps=1, latency_us=100, no setup), and the report sets them against the
+# cpu_gflops=10 on any number of threads, gpu_gflops=100, link_gbps=1, latency_us=100, no setup), and the report sets them against the
 # measured times.
-printf 'dgemm min_flops=0 cpu_gflops=10 gpu_gflops=100 link_gbps=1 latency_us=100 setup_us=0\n' >$W/model.policy
+printf 'dgemm min_flops=0 cpu_gflops=10 threads=0 gpu_gflops=100 link_gbps=1 latency_us=100 setup_us=0\n' \
+    >$W/model.policy
 shim GPUSHIM_POLICY=$W/model.policy GPUSHIM_LOG=$W/model.log $PYV -c '
 import numpy as np
 a = np.ones((300, 300))

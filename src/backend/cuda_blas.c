@@ -9,6 +9,7 @@
 #include "backend/cuda_fft.h"
 #include "backend/cuda_gemm.h"
 #include "backend/cuda_lapack.h"
+#include "backend/cuda_solver.h"
 
 /* "NAME, device N, M MiB, CUDA runtime R, driver CUDA D": the name from the driver's cuDeviceGetName (the
  * runtime loaded libcuda), which a stand-in without a driver lacks. */
@@ -46,6 +47,19 @@ static int gs_cuda_up(char *why, size_t n)
     }
     snprintf(why, n, "%s", c.why);
     return GS_ENODEV;
+}
+
+/* cuSOLVER's handle or cuFFT, set up before the family's first call needs them, on the bring-up thread of
+ * dispatch/warmup.c, which is gpushim's own: its current device may be set. */
+static void gs_cuda_prepare(int family)
+{
+    gs_call_t c = {.why = "", .dev = 0};
+    if (gs_cuda.cudaSetDevice(gs_devices[0].ordinal) != cudaSuccess)
+        return; /* the family's first call finds out and says why */
+    if (family == GS_FAMILY_LAPACK)
+        gs_sol_up(&c);
+    else if (family == GS_FAMILY_FFTW)
+        gs_fft_up(&c);
 }
 
 /* Only FFTs have a setup of their own: a cuFFT plan. */
@@ -91,6 +105,7 @@ const gs_backend_t gs_cuda_backend = {
     .healthy = gs_cuda_healthy,
     .traffic = gs_cuda_traffic,
     .setup = gs_cuda_setup,
+    .prepare = gs_cuda_prepare,
     .op =
         {
             [GS_OP_gemm] = gs_cuda_blas,

@@ -107,17 +107,29 @@ int gs_cuda_outputs(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, int
     return rc != GS_OK ? rc : rc2;
 }
 
-double gs_cuda_traffic(gs_call_t *c, const gs_operands_t *ops)
+void gs_cuda_traffic(gs_call_t *c, const gs_operands_t *ops, gs_traffic_t *t)
 {
-    double bytes = 0;
+    *t = (gs_traffic_t){0};
     for (int i = 0; i < ops->n; i++) {
         const gs_operand_t *o = &ops->o[i];
         gs_hreg_t h = gs_operand_hreg(o, ops->es);
-        bool again = o->in && !o->out && !(ops->scratch_only >> i & 1) && gs_cache_expect(&h, ops->fresh >> i & 1);
-        c->known |= (uint8_t)(again << i);
-        bytes += (double)h.width * (double)h.cols * ((o->in && !again) + o->out);
+        double bytes = (double)h.width * (double)h.cols;
+        gs_cexpect_t x = {0};
+        if (!(ops->scratch_only >> i & 1))
+            x = gs_cache_expect(&h, ops->fresh >> i & 1);
+        bool kept = o->in && !o->out && x.again; /* read only, and the cache keeps it: gs_cuda_bind */
+        c->known |= (uint8_t)(kept << i);
+        double moved = bytes * ((o->in && !(kept && x.resident)) + o->out);
+        /* Memory seen before is registered at its second use, when large enough (hostreg.c), and copied
+         * directly from then on; the first time, through staging. */
+        bool back = x.seen > 0 && bytes >= GS_HOSTREG_MIN;
+        *(back ? &t->registered : &t->staged) += moved;
+        t->reg += back && x.seen == 1 ? bytes : 0;
+        if (kept && !x.resident) {
+            t->invest += bytes;
+            t->again = x.seen > t->again ? x.seen : t->again;
+        }
     }
-    return bytes;
 }
 
 /* Binds the n operands o to the residency cache (regions h, entries b) and registers those it does not hold. */

@@ -16,7 +16,7 @@ typedef int gs_cuda_body_fn(gs_call_t *c, const void *arg, const gs_operand_t *o
  * o->scratch_only) and registered for copies.  Contract of gs_op_fn (dispatch/backend.h). */
 GS_HIDDEN int gs_cuda_run(gs_call_t *c, const gs_operands_t *o, gs_cuda_body_fn *body, const void *arg);
 /* gs_backend_t's traffic: bytes the call's copies would move, the residency cache considered. */
-GS_HIDDEN double gs_cuda_traffic(gs_call_t *c, const gs_operands_t *o);
+GS_HIDDEN void gs_cuda_traffic(gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t);
 
 /* A library the backend loads once for the process, at the first call that needs it (cuFFT, gpushim's kernels):
  * state 0 not tried, 1 loaded, -1 failed with the reason in why. */

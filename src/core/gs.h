@@ -123,7 +123,13 @@ typedef struct {
     bool fftw_serial;        /* GPUSHIM_FFTW_SERIAL: try twins with fewer threads of small FFTW plans */
     double cache_max;        /* GPUSHIM_CACHE_MAX: most device bytes the cache holds, or < 0: half the device */
     int sites;               /* GPUSHIM_SITES: gs_sites_t, the call sites the log records */
+    int warmup;              /* GPUSHIM_WARMUP: gs_warmup_t, when and where CUDA is brought up */
 } gs_options_t;
+
+/* GPUSHIM_WARMUP.  lazy: the first call of a family that the policy sends to the GPU starts that family's
+ * bring-up on a background thread and runs on the CPU; eager: the first call of a family of any size starts
+ * it; off: the first call that wants the GPU brings it up itself and waits. */
+typedef enum { GS_WARMUP_LAZY, GS_WARMUP_EAGER, GS_WARMUP_OFF } gs_warmup_t;
 
 typedef enum { GS_SITES_PYTHON, GS_SITES_NATIVE, GS_SITES_OFF } gs_sites_t;
 
@@ -146,10 +152,16 @@ GS_HIDDEN void gs_msg(const char *fmt, ...) GS_PRINTF(1, 2);
 /* The same for a notice about the GPU (there are a few per process at most), which the cap on other messages
  * never suppresses (tests/t_options.sh, "the GPU notice after the cap"). */
 GS_HIDDEN void gs_notice(const char *fmt, ...) GS_PRINTF(1, 2);
+/* Set on a thread whose messages wait for gs_msg_flush (the GPU's bring-up thread, dispatch/warmup.c). */
+GS_HIDDEN extern _Thread_local bool gs_msg_defer;
+/* Writes the deferred messages, from a call's thread.  Cheap when there are none. */
+GS_HIDDEN void gs_msg_flush(void);
 
 /* ---- global state and the process's life cycle (life.c) ----------------------------------------------- */
 
-typedef enum { GS_GPU_UNTRIED, GS_GPU_UP, GS_GPU_FAILED } gs_gpu_state_t;
+/* UNTRIED -> STARTING (a background bring-up began, dispatch/warmup.c) -> UP or FAILED; UNTRIED -> UP or FAILED
+ * when a call brings the GPU up itself (GPUSHIM_WARMUP=off). */
+typedef enum { GS_GPU_UNTRIED, GS_GPU_STARTING, GS_GPU_UP, GS_GPU_FAILED } gs_gpu_state_t;
 
 typedef struct {
     gs_options_t opt;      /* written once by gs_init_once, read-only after */
@@ -158,7 +170,12 @@ typedef struct {
     pthread_mutex_t log_lock; /* guards log_fd reopening */
     uint64_t t_start;      /* monotonic ns at initialisation; written once */
 
-    _Atomic int gpu_state;     /* gs_gpu_state_t; UNTRIED -> UP or FAILED under gpu_lock */
+    _Atomic int gpu_state;     /* gs_gpu_state_t; UP and FAILED are published under gpu_lock */
+    /* Per family: 0 before its first call wanted the GPU, 1 wanted (its library being set up), 2 ready (set
+     * up, or failed: the backend then says so at each call); and when it was first wanted, monotonic ns. */
+    atomic_uchar gpu_ready[GS_NFAMILIES];
+    _Atomic uint64_t gpu_wanted_ns[GS_NFAMILIES];
+    int cpu_threads;           /* the CPU library's threads, from its environment variables; written once */
     pthread_mutex_t gpu_lock;  /* guards GPU bring-up and every use of the device */
     char gpu_why[GS_WHY_MAX];  /* why the GPU is not usable; written under gpu_lock before FAILED is published */
 } gs_state_t;
@@ -179,10 +196,11 @@ static inline void gs_init(void)
 GS_HIDDEN uint64_t gs_now_ns(void);
 
 /* When a module's hook runs: once at initialisation (gs_init_once), after the options and the policy are read
- * and before any call proceeds, in no particular order; in a forked child before fork returns there (the child
- * must forget the parent's locks and device state, and never call CUDA); or at exit, from the library's
- * destructor once the library was initialised. */
-typedef enum { GS_LIFE_INIT, GS_LIFE_FORK_CHILD, GS_LIFE_EXIT } gs_life_t;
+ * and before any call proceeds, in no particular order; in the parent before a fork and after it (a module that
+ * must not be forked half-way waits there); in a forked child before fork returns there (the child must forget
+ * the parent's locks and device state, and never call CUDA); or at exit, from the library's destructor once the
+ * library was initialised. */
+typedef enum { GS_LIFE_INIT, GS_LIFE_FORK_PREPARE, GS_LIFE_FORK_PARENT, GS_LIFE_FORK_CHILD, GS_LIFE_EXIT } gs_life_t;
 typedef struct {
     gs_life_t when;
     void (*fn)(void);
@@ -226,6 +244,7 @@ typedef struct {
     void *real;           /* the CPU library's entry to call when the call stays on the CPU */
     uint8_t threads;      /* the threads it ran on there, where the family knows (FFTW plans); 0: not known */
     float pred_cpu, pred_gpu; /* the cost model's seconds on each side (gs_policy_model); < 0: not predicted */
+    float pred_wait;      /* of pred_gpu, the GPU's bring-up still to come */
 } gs_call_t;
 
 /* Depth of the calling thread inside the CPU library (see call.c). */
@@ -260,6 +279,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->flops = 0;
     c->threads = 0;
     c->pred_cpu = c->pred_gpu = -1;
+    c->pred_wait = 0;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
         c->t0 = gs_now_ns();
@@ -360,16 +380,29 @@ GS_HIDDEN extern gs_counter_t gs_counters[GS_NROUTINES];
 /* ---- policy (policy.c) -------------------------------------------------------------------------------- */
 
 /* A routine's rule.  A call goes to the GPU when it needs at least min_flops and, if the cost model is set
- * (all three rates above 0), the model predicts the GPU faster: latency + the call's share of a one-time setup
- * + the larger of bytes moved / link rate and flops / GPU rate, against flops / CPU rate. */
+ * (all three rates above 0), the model predicts the GPU faster (gs_policy_model; gpushim-policy(5)). */
 typedef struct {
     double min_flops;  /* offload when the call needs at least this many floating-point operations */
-    double cpu_gflops; /* the CPU library's rate on this routine */
+    double cpu_gflops; /* the CPU library's rate on this routine, on threads threads */
+    double cpu_us;     /* the CPU library's fixed cost of a call */
+    double threads;    /* the CPU threads cpu_gflops was measured on; 0: not known, not scaled */
     double gpu_gflops; /* the GPU's rate, copies excluded */
-    double link_gbps;  /* host <-> device copies, GB/s, as the transfer engine achieves them */
+    double link_gbps;  /* host <-> device copies of memory seen for the first time (staged), GB/s */
+    double registered_gbps; /* copies of memory registered with CUDA (operands that come back), GB/s */
+    double register_gbps;   /* registering host memory with CUDA, GB/s */
     double latency_us; /* fixed cost of a GPU call */
     double setup_us;   /* one-time cost of the first GPU call of a shape (a cuFFT plan) */
+    double bringup_us; /* CUDA's bring-up with the libraries the routine needs, from the first call wanting it */
 } gs_rule_t;
+
+/* What a GPU call would copy (the backend's traffic), in bytes: through staging (memory seen for the first
+ * time), from and to registered memory (operands that came back), and registered first at this call.  invest:
+ * the part of the copies and the registration that leaves an input on the device for later calls, and
+ * again: the earlier calls that used that input; the policy charges the call 1 / (again + 1) of it. */
+typedef struct {
+    double staged, registered, reg, invest;
+    int again;
+} gs_traffic_t;
 
 GS_HIDDEN extern gs_rule_t gs_rules[GS_NROUTINES];
 
@@ -387,8 +420,9 @@ GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *or
 /* Where the call should run, before the GPU's availability is known; sets c->why.  A call that passes
  * min_flops must then pass gs_policy_model. */
 GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
-/* The cost model for a call above threshold whose copies move bytes and that bears setup (0 to 1) of its
- * shape's setup_us; sets c->why when it says CPU. */
-GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, double bytes, double setup);
+/* The cost model for a call above threshold whose copies are t and that bears setup (0 to 1) of its shape's
+ * setup_us: whether the GPU, once up, is faster.  Sets c->pred_cpu, c->pred_gpu (with the left seconds of the
+ * GPU's bring-up still to come, c->pred_wait), and c->why when it says CPU. */
+GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left);
 
 #endif

@@ -1,7 +1,7 @@
 /* Initialisation and the process's life cycle: one-time initialisation on the first call into the library
  * (from any thread, or from another library's constructor before ours ran): options, policy, then the modules'
  * init hooks; the fork handler and the destructor run theirs (life.c).  No CUDA work happens here (gpu.c brings
- * the GPU up at the first call that wants it); the constructor only registers the fork handler, so that every
+ * the GPU up at the first call that wants it); the constructor only registers the fork handlers, so that every
  * forked child runs on the CPU, whether or not its parent had made a call yet. */
 #include "core/gs.h"
 
@@ -12,6 +12,16 @@ static pthread_once_t gs_once = PTHREAD_ONCE_INIT;
 static void gs_atfork_child(void)
 {
     gs_life_run(GS_LIFE_FORK_CHILD);
+}
+
+static void gs_atfork_prepare(void)
+{
+    gs_life_run(GS_LIFE_FORK_PREPARE);
+}
+
+static void gs_atfork_parent(void)
+{
+    gs_life_run(GS_LIFE_FORK_PARENT);
 }
 
 static void gs_init_once(void)
@@ -31,7 +41,7 @@ void gs_init_slow(void)
 
 __attribute__((constructor)) static void gs_constructor(void)
 {
-    pthread_atfork(NULL, NULL, gs_atfork_child);
+    pthread_atfork(gs_atfork_prepare, gs_atfork_parent, gs_atfork_child);
 }
 
 __attribute__((destructor)) static void gs_destructor(void)

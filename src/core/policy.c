@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,11 @@ static const struct {
     const char *name;
     size_t offset;
 } gs_policy_keys[] = {
-    {"min_flops", offsetof(gs_rule_t, min_flops)},   {"cpu_gflops", offsetof(gs_rule_t, cpu_gflops)},
-    {"gpu_gflops", offsetof(gs_rule_t, gpu_gflops)}, {"link_gbps", offsetof(gs_rule_t, link_gbps)},
-    {"latency_us", offsetof(gs_rule_t, latency_us)}, {"setup_us", offsetof(gs_rule_t, setup_us)},
+#define GS_KEY(k) {#k, offsetof(gs_rule_t, k)}
+    GS_KEY(min_flops),  GS_KEY(cpu_gflops),      GS_KEY(cpu_us),        GS_KEY(threads),
+    GS_KEY(gpu_gflops), GS_KEY(link_gbps),       GS_KEY(registered_gbps), GS_KEY(register_gbps),
+    GS_KEY(latency_us), GS_KEY(setup_us),        GS_KEY(bringup_us),
+#undef GS_KEY
 };
 #define GS_NKEYS (sizeof gs_policy_keys / sizeof gs_policy_keys[0])
 
@@ -51,8 +54,11 @@ static int gs_policy_apply(gs_rule_t *rules, const char *pattern, char *kv, char
     while (key < GS_NKEYS && strcmp(kv, gs_policy_keys[key].name) != 0)
         key++;
     if (key == GS_NKEYS) {
-        snprintf(err, n, "unknown key '%s' (known: min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us, "
-                         "setup_us)", kv);
+        char known[200] = "";
+        for (size_t k = 0; k < GS_NKEYS; k++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
+                     gs_policy_keys[k].name);
+        snprintf(err, n, "unknown key '%s' (known: %s)", kv, known);
         return GS_EINVAL;
     }
     double v;
@@ -167,8 +173,24 @@ static void gs_policy_read_file(const char *path)
     gs_policy_parse(gs_rules, text, path, NULL);
 }
 
+/* The threads the CPU library computes on: its environment variables (OpenBLAS's, then OpenMP's), else the
+ * CPUs this process may run on.  A program that changes them at run time (threadpoolctl) is not seen. */
+static int gs_policy_threads(void)
+{
+    static const char *const vars[] = {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *s = getenv(vars[i]);
+        int n = s ? atoi(s) : 0;
+        if (n > 0)
+            return n;
+    }
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 void gs_policy_init(void)
 {
+    gs.cpu_threads = gs_policy_threads();
     for (int r = 0; r < GS_NROUTINES; r++)
         gs_rules[r] = (gs_rule_t){.min_flops = 1e9};
     gs_policy_parse(gs_rules, gs_policy_default_text, "policies/default.policy", NULL);
@@ -212,17 +234,43 @@ gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable)
     return c->why = "above threshold", GS_WHERE_GPU;
 }
 
-gs_where_t gs_policy_model(gs_call_t *c, double bytes, double setup)
+/* The CPU library's rate on c: the rule's, scaled to the threads the call runs on when they are fewer than the
+ * rule's were (FFTW plans know theirs; BLAS and LAPACK take the library's environment variables). */
+static double gs_cpu_rate(const gs_call_t *c, const gs_rule_t *r)
+{
+    double t = c->threads ? c->threads : gs.cpu_threads;
+    return r->cpu_gflops * 1e9 * (r->threads > 0 && t > 0 && t < r->threads ? t / r->threads : 1);
+}
+
+/* Seconds of copies for the bytes of t, and of the part of them that is invested (registration included). */
+static double gs_copy_s(const gs_rule_t *r, const gs_traffic_t *t, double *invest)
+{
+    double staged = 1 / (r->link_gbps * 1e9);
+    double reg = r->registered_gbps > 0 ? 1 / (r->registered_gbps * 1e9) : staged;
+    double pin = r->register_gbps > 0 ? 1 / (r->register_gbps * 1e9) : 0;
+    double all = t->staged * staged + t->registered * reg + t->reg * pin;
+    *invest = t->invest * reg + (t->reg < t->invest ? t->reg : t->invest) * pin;
+    return all;
+}
+
+gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left)
 {
     const gs_rule_t *r = &gs_rules[c->routine];
     if (!(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
         return GS_WHERE_GPU;
-    double cpu = c->flops / (r->cpu_gflops * 1e9);
+    double cpu = r->cpu_us * 1e-6 + c->flops / gs_cpu_rate(c, r);
     /* Copies and computation overlap (cuda_gemm.c), so the slower of the two counts. */
-    double copy = bytes / (r->link_gbps * 1e9), compute = c->flops / (r->gpu_gflops * 1e9);
-    double gpu = (r->latency_us + setup * r->setup_us) * 1e-6 + (copy > compute ? copy : compute);
-    c->pred_cpu = (float)cpu, c->pred_gpu = (float)gpu; /* for the log, forced or not */
-    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || gpu < cpu)
+    double invest, copy = gs_copy_s(r, t, &invest), compute = c->flops / (r->gpu_gflops * 1e9);
+    double fixed = (r->latency_us + setup * r->setup_us) * 1e-6;
+    double gpu = fixed + (copy > compute ? copy : compute);
+    /* For the log, forced or not; the bring-up still to come counts there, and when the call waits for it
+     * (dispatch/warmup.c), but not here: a call that would be faster on the GPU once it is up wants the GPU,
+     * and starts its bring-up. */
+    c->pred_cpu = (float)cpu, c->pred_gpu = (float)(gpu + left), c->pred_wait = (float)left;
+    /* An input that came back and will stay on the device is an investment in the calls that use it next: the
+     * call bears 1 / (again + 1) of it, so that a matrix used again and again moves once that pays. */
+    double mine = copy - invest * (double)t->again / (t->again + 1.0);
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fixed + (mine > compute ? mine : compute) < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";
     return GS_WHERE_CPU;

@@ -39,15 +39,20 @@ typedef struct {
 typedef int gs_op_fn(gs_call_t *c, const void *args, const gs_operands_t *o);
 
 typedef struct {
-    /* Brings the device up.  0, with the device named in why ("NAME, device N, M MiB, ..."), or negative with a
+    /* Brings the device up (on any thread: the GPU's first user, or the bring-up thread of dispatch/warmup.c).
+     * 0, with the device named in why ("NAME, device N, M MiB, ..."), or negative with a
      * reason for the user in why. */
     int (*up)(char *why, size_t n);
     /* After a failed call: 0 when the device still works (the failure was local to that call). */
     int (*healthy)(void);
-    /* Bytes a GPU call with operands o would copy in and out.  An operand that the residency cache holds, or
-     * that an earlier call used, is not counted: a matrix that comes back is expected to come back again, and
-     * to be found on the device then; such operands are marked in c->known, for the cache. */
-    double (*traffic)(gs_call_t *c, const gs_operands_t *o);
+    /* What a GPU call with operands o would copy in and out, into t: an operand counts as copied unless the
+     * residency cache holds it now.  Inputs that came back (an earlier call used them) are marked in c->known:
+     * the cache keeps them for the next calls, and their copy is an investment (gs_traffic_t). */
+    void (*traffic)(gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t);
+    /* The one-time setup of a family's library on slot 0 (cuSOLVER's handle, cuFFT), after up, on the bring-up
+     * thread and without the GPU lock: no call of the family reaches the device before it returns
+     * (dispatch/warmup.c).  A failure is reported once; the family's calls then run on the CPU.  NULL: none. */
+    void (*prepare)(int family);
     /* The share of a one-time setup on the device that the call would bear, for the policy (setup_us): 0 when
      * its shape is set up; for an FFT without a cuFFT plan of its geometry, 1 / (1 + the executes of the same
      * FFTW plan before it), so that a plan executed again and again comes to the GPU once it pays.  Infinite

@@ -35,7 +35,9 @@ static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_
         return gs_call_cpu(c, "the gpu failed this shape's last calls"), GS_RUN_CPU;
     gs_operands_t o = {0};
     f->operands(args, &o);
-    if (gs_policy_model(c, gs_backend->traffic(c, &o), setup) == GS_WHERE_CPU)
+    gs_traffic_t t;
+    gs_backend->traffic(c, &o, &t);
+    if (gs_policy_model(c, &t, setup, gs_gpu_left(c)) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (!f->has_work || !f->has_work(args))
         return gs_dispatch_gpu(c, f, args, &o);
@@ -54,6 +56,10 @@ int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args)
     if (why)
         return gs_call_cpu(c, why), GS_RUN_CPU;
     bool capable = gs_backend->op[gs_routines[c->routine].op] != NULL;
+    int family = gs_ops[gs_routines[c->routine].op].family;
+    if (gs.opt.warmup == GS_WARMUP_EAGER && capable && gs.opt.offload != GS_OFFLOAD_NEVER &&
+        !atomic_load_explicit(&gs.gpu_ready[family], memory_order_relaxed))
+        gs_warm_start(family);
     if (gs_policy_decide(c, capable) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     return gs_dispatch_further(c, f, args);

@@ -33,10 +33,28 @@ typedef struct {
     void (*gpu_done)(const void *args);
 } gs_family_t;
 
-/* The GPU's state (gpu.c). */
-/* Brings the GPU up on first use and takes the GPU lock.  0 with the lock held and c->dev set; otherwise negative with the
- * reason in c->why and no lock held.  Always fails in a forked child, which must not call CUDA. */
+/* The GPU's use (gpu.c) and state (warmup.c). */
+/* Takes the GPU lock for a call the policy sent to the GPU.  0 with the lock held and c->dev set; otherwise
+ * negative with the reason in c->why and no lock held: the GPU failed, or its bring-up (or that of the call's
+ * family) is under way and waiting does not pay.  Always fails in a forked child, which must not call CUDA. */
 GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
+/* Gives the GPU up for the process, saying why (once, and in the log). */
+GS_HIDDEN void gs_gpu_disable(const char *what, const char *detail);
+/* Brings the device up if nobody has: UNTRIED or STARTING -> UP or FAILED.  With the GPU lock held. */
+GS_HIDDEN void gs_gpu_up_locked(void);
+/* True when a call of family need not wait for any bring-up: the GPU and the family's library are up, or the
+ * GPU failed (acquire then says why). */
+GS_HIDDEN bool gs_gpu_ready(int family);
+/* Seconds of bring-up that c would still wait for on the GPU, by the policy's bringup_us: 0 when ready. */
+GS_HIDDEN double gs_gpu_left(const gs_call_t *c);
+
+/* The bring-up thread. */
+/* Notes that family wants the GPU and starts the thread if its bring-up is not done nor under way.  GS_OK, or
+ * an error when no thread could start (the caller then brings the GPU up itself). */
+GS_HIDDEN int gs_warm_start(int family);
+/* For a call whose family's bring-up is under way: waits for it when the call is forced onto the GPU or the
+ * model says waiting pays, for as long as it does.  GS_OK when ready; else an error, with c->why saying why. */
+GS_HIDDEN int gs_warm_wait(gs_call_t *c, int family);
 GS_HIDDEN void gs_gpu_release(void);
 /* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */
 GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);

@@ -1,36 +1,23 @@
-/* The GPU's state in this process: brought up by the first call that wants it, remembered when that fails,
- * and given up after an error that leaves the device unusable.  Every use of the device holds gpu_lock. */
+/* The GPU's use by calls: each takes gpu_lock once the GPU is up (warmup.c brings it up), and an error that
+ * leaves the device unusable gives it up for the process. */
 #include <stdio.h>
 #include <string.h>
 
 #include "dispatch/dispatch.h"
 
-const gs_backend_t *const gs_backend = &gs_cuda_backend;
-
-static void gs_gpu_disable(const char *what, const char *detail)
-{
-    snprintf(gs.gpu_why, sizeof gs.gpu_why, "%s: %s", what, detail);
-    atomic_store_explicit(&gs.gpu_state, GS_GPU_FAILED, memory_order_release);
-    gs_log_event("gpu_off", gs.gpu_why);
-    if (!gs.opt.quiet)
-        gs_notice("%s; running everything on the CPU", gs.gpu_why);
-}
-
 int gs_gpu_acquire(gs_call_t *c)
 {
+    int family = gs_ops[gs_routines[c->routine].op].family;
+    if (!gs_gpu_ready(family) && gs.opt.warmup != GS_WARMUP_OFF && gs_warm_start(family) == GS_OK &&
+        gs_warm_wait(c, family) != GS_OK)
+        return GS_ENODEV;
+    gs_msg_flush(); /* what the bring-up thread had to say, once it is over */
     if (atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_FAILED) {
         c->why = gs.gpu_why;
         return GS_ENODEV;
     }
     pthread_mutex_lock(&gs.gpu_lock);
-    if (atomic_load_explicit(&gs.gpu_state, memory_order_relaxed) == GS_GPU_UNTRIED) {
-        char why[sizeof gs.gpu_why - 32] = "";
-        if (gs_backend->up(why, sizeof why) == GS_OK) {
-            atomic_store_explicit(&gs.gpu_state, GS_GPU_UP, memory_order_release);
-            gs_log_event("gpu", why);
-        } else
-            gs_gpu_disable("no usable GPU", why);
-    }
+    gs_gpu_up_locked(); /* GPUSHIM_WARMUP=off, or no bring-up thread could start */
     if (atomic_load_explicit(&gs.gpu_state, memory_order_relaxed) != GS_GPU_UP) {
         pthread_mutex_unlock(&gs.gpu_lock);
         c->why = gs.gpu_why;

@@ -201,6 +201,8 @@ void gs_log_call(const gs_call_t *c, double seconds)
     if (c->pred_cpu >= 0) /* the cost model's prediction of both sides (core/policy.c) */
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"predicted_cpu_s\":%.4g,\"predicted_gpu_s\":%.4g",
                         (double)c->pred_cpu, (double)c->pred_gpu);
+    if (c->pred_cpu >= 0 && c->pred_wait > 0) /* of predicted_gpu_s, the GPU's bring-up still to come */
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"predicted_wait_s\":%.4g", (double)c->pred_wait);
     if (gs.opt.sites != GS_SITES_OFF)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"site\":\"%s\",\"native\":\"%s\"", esite, enative);
     len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");

@@ -42,6 +42,7 @@ typedef struct {
     bool verified;    /* found private (gs_wp_clean's full check) once: later checks are the fast ones */
     uint8_t stale;    /* uses in a row at which the device copy was of no use (GS_CACHE_STALE) */
     uint8_t rest;     /* SEEN: uses left before the matrix is tracked again (GS_CACHE_REST) */
+    uint8_t seen;     /* calls that have used the host matrix, as the policy saw them (at most 255) */
     uint64_t used;    /* clock of the last use */
 } gs_centry_t;
 
@@ -244,13 +245,16 @@ static bool gs_cache_eligible(const gs_hreg_t *h)
     return gs.opt.cache && h->width * h->cols >= GS_CACHE_MIN && !atomic_load_explicit(&gs_c.off, memory_order_relaxed);
 }
 
-bool gs_cache_expect(const gs_hreg_t *h, bool fresh)
+gs_cexpect_t gs_cache_expect(const gs_hreg_t *h, bool fresh)
 {
+    gs_cexpect_t x = {0};
     if (!gs_cache_eligible(h))
-        return false;
+        return x;
     pthread_mutex_lock(&gs_c.lock);
     gs_centry_t *e = gs_cache_find(-1, h);
-    bool known = e && (fresh ? e->state == GS_CE_VALID : !(e->state == GS_CE_SEEN && e->rest)); /* resting: copied */
+    if (e) /* a resting matrix is copied, not tracked */
+        x = (gs_cexpect_t){.resident = e->state == GS_CE_VALID || e->state == GS_CE_BUSY, .seen = e->seen,
+                           .again = fresh ? e->state == GS_CE_VALID : !(e->state == GS_CE_SEEN && e->rest)};
     if (!e && !fresh && (e = gs_cache_slot())) {
         uintptr_t lo = (uintptr_t)h->host;
         *e = (gs_centry_t){.key = *h, .lo = gs_page_down(lo), .hi = gs_page_up(lo + gs_hreg_extent(h)),
@@ -258,9 +262,9 @@ bool gs_cache_expect(const gs_hreg_t *h, bool fresh)
         gs_cache_bounds();
     }
     if (e)
-        e->used = ++gs_c.clock;
+        e->used = ++gs_c.clock, e->seen += !fresh && e->seen < UINT8_MAX;
     pthread_mutex_unlock(&gs_c.lock);
-    return known;
+    return x;
 }
 
 /* Before gpushim writes host region h: the pages lose their protection, so that the writes take no faults, and

@@ -29,11 +29,16 @@ typedef struct gs_cbind {
  * when the pool is full).  GPU lock. */
 GS_HIDDEN void gs_cache_call(int dev);
 
-/* For the policy: true when h is cached (on any device), or was an operand of an earlier call (a matrix that
- * comes back is expected to come back again), so that its copy need not be counted.  Notes h as seen.  For an
- * operand whose contents are usually new at every call (fresh: gs_operands_t's), true only when h is cached
- * now, and nothing is noted. */
-GS_HIDDEN bool gs_cache_expect(const gs_hreg_t *h, bool fresh);
+/* For the policy, what the cache knows of operand h: resident, when it holds a valid copy (on any device); again,
+ * when h is cached or was an operand of an earlier call and not resting (a matrix that comes back is expected
+ * to come back again: gs_cache_bind then keeps it); seen, the earlier calls that used it.  Notes h as seen.
+ * For an operand whose contents are usually new at every call (fresh: gs_operands_t's), again only when h is
+ * cached now, and nothing is noted. */
+typedef struct {
+    bool resident, again;
+    uint8_t seen;
+} gs_cexpect_t;
+GS_HIDDEN gs_cexpect_t gs_cache_expect(const gs_hreg_t *h, bool fresh);
 
 /* Finds or makes the entry on device dev of operand h, which the call reads (in) and/or writes (out), and which
  * an earlier call used too when again (gs_cache_expect said so): b->dev is NULL when h is not cached (cache

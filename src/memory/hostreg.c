@@ -16,7 +16,6 @@
 #include "memory/span.h"
 
 #define GS_REG_SLOTS 64
-#define GS_REG_MIN ((size_t)16 << 20) /* smaller buffers stage at full speed already */
 
 typedef enum {
     GS_RS_FREE,
@@ -249,7 +248,7 @@ void gs_hostreg_use(const void *p, size_t bytes)
 {
     uintptr_t lo = (uintptr_t)p, hi = lo + bytes;
     double budget = gs.opt.registered;
-    if (bytes < GS_REG_MIN || budget < (double)bytes || !gs_reg_hooks_first())
+    if (bytes < GS_HOSTREG_MIN || budget < (double)bytes || !gs_reg_hooks_first())
         return;
     pthread_mutex_lock(&gs_reg.lock);
     gs_range_t *seen = NULL, *slot = NULL;

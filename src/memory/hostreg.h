@@ -8,6 +8,9 @@
 
 #include "core/gs.h"
 
+/* Buffers smaller than this are never registered: they stage at full speed already. */
+#define GS_HOSTREG_MIN ((size_t)16 << 20)
+
 /* A new call begins: its operands are about to be passed to gs_hostreg_use.  With the GPU lock held. */
 GS_HIDDEN void gs_hostreg_call(void);
 

@@ -7,6 +7,7 @@
  * no copy thread sits idle waiting for the GPU.  Each buffer carries an event recorded after its last copy:
  * nobody writes a buffer whose previous copy may still be running.  Each device has an engine of its own
  * (gs_xfer, indexed like gs_devices), whose threads work on that device. */
+#include <sched.h>
 #include <signal.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -53,7 +54,9 @@ typedef struct {
     pthread_cond_t wait;  /* a task was queued in arriving */
     pthread_cond_t freed; /* a buffer came back */
     pthread_cond_t done;  /* a job's pending count reached 0 */
-    int state;            /* 0 not started, 1 staging, -1 direct copies; written under the GPU lock */
+    int state;            /* 0 not started, 2 staging without threads yet, 1 staging, -1 direct copies; written
+                           * under the GPU lock */
+    char *mem;            /* the staging buffers' pinned memory */
     int nthreads;         /* copy threads; written once at start */
     size_t chunk;         /* bytes per buffer; written once at start */
     gs_stage_t buf[GS_XFER_MAXBUF];
@@ -246,6 +249,17 @@ void gs_xfer_start(int dev)
         }
         x->free[i] = &x->buf[i];
     }
+    x->nfree = nbuf;
+    x->chunk = chunk;
+    x->mem = mem;
+    x->state = 2;
+}
+
+/* The copy threads, made by the engine's first call rather than at bring-up: the bring-up thread runs at the
+ * idle priority (dispatch/warmup.c), which threads inherit and an unprivileged process cannot raise again.
+ * With the GPU lock held. */
+static void gs_xfer_spawn(gs_engine_t *x)
+{
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int want = gs.opt.copy_threads > 0 ? gs.opt.copy_threads : cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus;
     if (want > GS_XFER_MAXTHREADS)
@@ -263,13 +277,11 @@ void gs_xfer_start(int dev)
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (made <= 0) { /* a waiter without copy threads is harmless: it only ever sees an empty queue */
-        gs_cuda.cudaFreeHost(mem);
+        gs_cuda.cudaFreeHost(x->mem);
         gs_xfer_direct(x, "cannot start copy threads");
         return;
     }
     x->nthreads = made;
-    x->nfree = nbuf;
-    x->chunk = chunk;
     x->state = 1;
 }
 
@@ -349,6 +361,8 @@ int gs_xfer_put(gs_call_t *c, char *dev, size_t dpitch, const gs_hreg_t *h)
         return GS_OK;
     gs_engine_t *x = &gs_xfer[c->dev];
     c->bytes_h2d += h->width * h->cols;
+    if (x->state == 2)
+        gs_xfer_spawn(x);
     if (x->state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
         GS_CUDA(c, cudaMemcpy2DAsync, (dev, dpitch, h->host, h->ld, h->width, h->cols, cudaMemcpyHostToDevice,
                                        gs_dev(c)->up));
@@ -371,6 +385,8 @@ int gs_xfer_get(gs_call_t *c, gs_xjob_t *j, const gs_hreg_t *h, const char *dev,
     gs_engine_t *x = &gs_xfer[c->dev];
     cudaStream_t down = gs_dev(c)->down;
     c->bytes_d2h += h->width * h->cols;
+    if (x->state == 2)
+        gs_xfer_spawn(x);
     if (x->state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
         j->direct = true;
         GS_CUDA(c, cudaMemcpy2DAsync, (h->host, h->ld, dev, dpitch, h->width, h->cols, cudaMemcpyDeviceToHost, down));

@@ -21,7 +21,8 @@ typedef struct {
     char why[200];
 } gs_xjob_t;
 
-/* Starts the engine of device slot dev at its bring-up (threads, staging buffers); with the GPU lock held.
+/* Starts the engine of device slot dev at its bring-up (its staging buffers; its threads at its first copy);
+ * with the GPU lock held.
  * When pinned memory or threads cannot be had, the engine copies directly from pageable memory instead
  * (slower, still correct), after one notice.  Each device has an engine of its own; the functions below use
  * that of the call's device (c->dev). */

@@ -549,6 +549,11 @@ cudaError_t cudaDriverGetVersion(int *version)
  * negative CUDA_VISIBLE_DEVICES hides every device. */
 cudaError_t cudaGetDeviceCount(int *count)
 {
+    /* GS_STANDIN_UP_MS: the first call takes that long, as a real driver's start does (tests/t_warmup.sh). */
+    static atomic_int started;
+    const char *up = getenv("GS_STANDIN_UP_MS");
+    if (up && !atomic_exchange(&started, 1))
+        usleep((useconds_t)atoi(up) * 1000);
     if (standin_fail("cudaGetDeviceCount"))
         return cudaErrorUnknown;
     if (driver_version() / 1000 < STANDIN_RUNTIME / 1000)

@@ -220,37 +220,62 @@ START_TEST(test_policy_model)
     /* rates on one line; a later threshold-only rule turns the model off where it matches */
     ck_assert_int_eq(gs_policy_parse(r, "d* min_flops=1e6 cpu_gflops=500 gpu_gflops=50000 link_gbps=50 "
                                         "latency_us=100\ndsyrk min_flops=2e6\n"
+                                        "dtrsm cpu_us=500 threads=16 registered_gbps=100 register_gbps=20\n"
                                         "fftw_execute cpu_gflops=500 gpu_gflops=50000 link_gbps=50 latency_us=100 "
-                                        "setup_us=2000\n",
+                                        "setup_us=2000 bringup_us=1e6\n",
                                      "test", NULL),
                      0);
     ck_assert_double_eq(r[GS_R_DGEMM].cpu_gflops, 500);
     ck_assert_double_eq(r[GS_R_DSYRK].cpu_gflops, 0);
     ck_assert_double_eq(r[GS_R_DSYRK].gpu_gflops, 50000);
+    ck_assert_double_eq(r[GS_R_DTRSM].cpu_us, 500);
+    ck_assert_double_eq(r[GS_R_DTRSM].threads, 16);
+    ck_assert_double_eq(r[GS_R_FFTWEXEC].bringup_us, 1e6);
     memcpy(gs_rules, r, sizeof r);
+    gs.cpu_threads = 16;
     static const struct {
         int routine;
-        double flops, bytes, setup;
+        double flops;
+        gs_traffic_t t;
+        double setup, left;
+        int threads;
         gs_where_t where;
+        double cpu_ms, gpu_ms; /* the predictions */
     } cases[] = {
         /* 1e9 flops: CPU 2 ms; GPU 0.1 ms + the larger of the copies and 0.02 ms of arithmetic */
-        {GS_R_DGEMM, 1e9, 1e6, 0, GS_WHERE_GPU},  /* copies 0.02 ms */
-        {GS_R_DGEMM, 1e9, 85e6, 0, GS_WHERE_GPU}, /* copies 1.7 ms: 1.8 against 2 */
-        {GS_R_DGEMM, 1e9, 1e8, 0, GS_WHERE_CPU},  /* copies 2 ms: 2.1 against 2 */
-        {GS_R_DSYRK, 1e9, 1e12, 0, GS_WHERE_GPU}, /* no model: the threshold decides */
+        {GS_R_DGEMM, 1e9, {.staged = 1e6}, 0, 0, 0, GS_WHERE_GPU, 2, 0.12},  /* copies 0.02 ms */
+        {GS_R_DGEMM, 1e9, {.staged = 85e6}, 0, 0, 0, GS_WHERE_GPU, 2, 1.8},  /* copies 1.7 ms */
+        {GS_R_DGEMM, 1e9, {.staged = 1e8}, 0, 0, 0, GS_WHERE_CPU, 2, 2.1},   /* copies 2 ms */
+        {GS_R_DSYRK, 1e9, {.staged = 1e12}, 0, 0, 0, GS_WHERE_GPU, -1e3, -1e3}, /* no model: no prediction */
+        /* the CPU's fixed cost: 0.5 + 2 ms against copies of 2.2 ms */
+        {GS_R_DTRSM, 1e9, {.staged = 1.1e8}, 0, 0, 0, GS_WHERE_GPU, 2.5, 2.3},
+        /* registered memory at 100 GB/s, registering at 20: 1e8 bytes in 1 ms, plus 5 ms to register them */
+        {GS_R_DTRSM, 1e9, {.registered = 1e8}, 0, 0, 0, GS_WHERE_GPU, 2.5, 1.1},
+        {GS_R_DTRSM, 1e9, {.registered = 1e8, .reg = 1e8}, 0, 0, 0, GS_WHERE_CPU, 2.5, 6.1},
+        /* the same, but an input that stays on the device, used by 3 calls before: a quarter of 6 ms is borne */
+        {GS_R_DTRSM, 1e9, {.registered = 1e8, .reg = 1e8, .invest = 1e8, .again = 3}, 0, 0, 0, GS_WHERE_GPU, 2.5,
+         6.1},
+        /* on 4 of the rule's 16 threads the CPU takes 4 times as long */
+        {GS_R_DTRSM, 1e9, {.staged = 4e8}, 0, 0, 4, GS_WHERE_GPU, 8.5, 8.1},
         /* a shape's first call bears its setup (2 ms: 2.12 against 2), a later one a share of it (1.12) */
-        {GS_R_FFTWEXEC, 1e9, 1e6, 1, GS_WHERE_CPU},
-        {GS_R_FFTWEXEC, 1e9, 1e6, 0.5, GS_WHERE_GPU},
-        {GS_R_FFTWEXEC, 1e9, 1e6, 0, GS_WHERE_GPU},
+        {GS_R_FFTWEXEC, 1e9, {.staged = 1e6}, 1, 0, 0, GS_WHERE_CPU, 2, 2.12},
+        {GS_R_FFTWEXEC, 1e9, {.staged = 1e6}, 0.5, 0, 0, GS_WHERE_GPU, 2, 1.12},
+        {GS_R_FFTWEXEC, 1e9, {.staged = 1e6}, 0, 0, 0, GS_WHERE_GPU, 2, 0.12},
+        /* the bring-up still to come is predicted, but the call wants the GPU, which will be faster once up */
+        {GS_R_FFTWEXEC, 1e9, {.staged = 1e6}, 0, 2e-3, 0, GS_WHERE_GPU, 2, 2.12},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        gs_call_t c = {.routine = (uint16_t)cases[i].routine, .flops = cases[i].flops, .why = "above threshold"};
-        ck_assert_int_eq(gs_policy_model(&c, cases[i].bytes, cases[i].setup), cases[i].where);
+        gs_call_t c = {.routine = (uint16_t)cases[i].routine, .flops = cases[i].flops, .why = "above threshold",
+                       .threads = (uint8_t)cases[i].threads, .pred_cpu = -1, .pred_gpu = -1};
+        ck_assert_msg(gs_policy_model(&c, &cases[i].t, cases[i].setup, cases[i].left) == cases[i].where, "case %zu", i);
         ck_assert_str_eq(c.why, cases[i].where == GS_WHERE_CPU ? "cpu faster" : "above threshold");
+        ck_assert_double_eq_tol(c.pred_cpu * 1e3, cases[i].cpu_ms, 1e-3);
+        ck_assert_double_eq_tol(c.pred_gpu * 1e3, cases[i].gpu_ms, 1e-3);
     }
     gs.opt.offload = GS_OFFLOAD_ALWAYS;
     gs_call_t forced = {.routine = GS_R_DGEMM, .flops = 1e9};
-    ck_assert_int_eq(gs_policy_model(&forced, 1e12, 1), GS_WHERE_GPU);
+    gs_traffic_t huge = {.staged = 1e12};
+    ck_assert_int_eq(gs_policy_model(&forced, &huge, 1, 0), GS_WHERE_GPU);
     gs.opt.offload = GS_OFFLOAD_AUTO;
 }
 END_TEST

@@ -1,0 +1,207 @@
+/* The GPU's bring-up and its state: brought up once, remembered when that fails.  Under GPUSHIM_WARMUP=lazy
+ * or eager on a background thread: CUDA's runtime, the context, the streams, cuBLAS and the staging buffers,
+ * then each family's library that calls have wanted (cuSOLVER, cuFFT), while the calls that want them run on
+ * the CPU; under off, by the first call that wants the GPU (gpu.c).  The thread runs at the idle priority
+ * (SCHED_IDLE): at normal priority it slowed the CPU library's threads, computing those calls meanwhile, by 2
+ * to 4 times in LAPACK (bench/RESULTS.md).  A fork waits for a bring-up under way, so that no child inherits
+ * one half done (and the child never uses the GPU: gpu.c). */
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "dispatch/dispatch.h"
+
+const gs_backend_t *const gs_backend = &gs_cuda_backend;
+
+void gs_gpu_disable(const char *what, const char *detail)
+{
+    snprintf(gs.gpu_why, sizeof gs.gpu_why, "%s: %s", what, detail);
+    atomic_store_explicit(&gs.gpu_state, GS_GPU_FAILED, memory_order_release);
+    gs_log_event("gpu_off", gs.gpu_why);
+    if (!gs.opt.quiet)
+        gs_notice("%s; running everything on the CPU", gs.gpu_why);
+}
+
+void gs_gpu_up_locked(void)
+{
+    int s = atomic_load_explicit(&gs.gpu_state, memory_order_relaxed);
+    if (s != GS_GPU_UNTRIED && s != GS_GPU_STARTING)
+        return;
+    uint64_t t0 = gs_now_ns();
+    char why[sizeof gs.gpu_why - 32] = "";
+    if (gs_backend->up(why, sizeof why) == GS_OK) {
+        size_t len = strlen(why);
+        snprintf(why + len, sizeof why - len, "; up in %.0f ms", (double)(gs_now_ns() - t0) * 1e-6);
+        atomic_store_explicit(&gs.gpu_state, GS_GPU_UP, memory_order_release);
+        gs_log_event("gpu", why);
+    } else
+        gs_gpu_disable("no usable GPU", why);
+}
+
+bool gs_gpu_ready(int family)
+{
+    int s = atomic_load_explicit(&gs.gpu_state, memory_order_acquire);
+    return s == GS_GPU_FAILED ||
+           (s == GS_GPU_UP && atomic_load_explicit(&gs.gpu_ready[family], memory_order_acquire) == 2);
+}
+
+double gs_gpu_left(const gs_call_t *c)
+{
+    int family = gs_ops[gs_routines[c->routine].op].family;
+    if (gs_gpu_ready(family))
+        return 0;
+    double expect = gs_rules[c->routine].bringup_us * 1e-6;
+    uint64_t t = atomic_load_explicit(&gs.gpu_wanted_ns[family], memory_order_relaxed);
+    double left = expect - (t ? (double)(gs_now_ns() - t) * 1e-9 : 0);
+    return left > expect / 10 ? left : expect / 10; /* late: some of it is surely still to come */
+}
+
+/* A fork waits this long at most for a bring-up under way. */
+#define GS_WARM_FORK_WAIT_S 10
+
+static struct {
+    pthread_mutex_t lock; /* guards the rest */
+    pthread_cond_t done;  /* broadcast when a step of the bring-up ends */
+    unsigned want;        /* families wanted, bit per gs_family_id_t */
+    bool running;         /* the thread is alive */
+    bool exiting;         /* the program is exiting: no further step starts */
+    bool hooked;          /* gs_warm_atexit is registered */
+} gs_w = {.lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+
+/* The first family wanted and not ready, or -1. */
+static int gs_warm_next(void)
+{
+    for (int f = 0; f < GS_NFAMILIES; f++)
+        if ((gs_w.want >> f & 1) && !gs_gpu_ready(f))
+            return f;
+    return -1;
+}
+
+static void *gs_warm_main(void *arg)
+{
+    (void)arg;
+    struct sched_param idle = {0};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle); /* best effort */
+    gs_msg_defer = true;
+    pthread_mutex_lock(&gs_w.lock);
+    for (int f; !gs_w.exiting && (f = gs_warm_next()) >= 0;) {
+        pthread_mutex_unlock(&gs_w.lock);
+        pthread_mutex_lock(&gs.gpu_lock);
+        gs_gpu_up_locked();
+        pthread_mutex_unlock(&gs.gpu_lock);
+        if (atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_UP && gs_backend->prepare)
+            gs_backend->prepare(f);
+        atomic_store_explicit(&gs.gpu_ready[f], 2, memory_order_release);
+        pthread_mutex_lock(&gs_w.lock);
+        pthread_cond_broadcast(&gs_w.done);
+    }
+    gs_w.running = false;
+    pthread_cond_broadcast(&gs_w.done);
+    pthread_mutex_unlock(&gs_w.lock);
+    return NULL;
+}
+
+/* At exit, before the library's destructors: the bring-up stops after its current step, so that it starts
+ * loading no library (cuSOLVER, say) while the program's exit unloads the others. */
+static void gs_warm_atexit(void)
+{
+    pthread_mutex_lock(&gs_w.lock);
+    gs_w.exiting = true;
+    pthread_mutex_unlock(&gs_w.lock);
+}
+
+int gs_warm_start(int family)
+{
+    int rc = GS_OK;
+    pthread_mutex_lock(&gs_w.lock);
+    unsigned char zero = 0;
+    if (atomic_compare_exchange_strong(&gs.gpu_ready[family], &zero, 1))
+        atomic_store_explicit(&gs.gpu_wanted_ns[family], gs_now_ns(), memory_order_relaxed);
+    gs_w.want |= 1u << family;
+    if (!gs_w.hooked)
+        gs_w.hooked = atexit(gs_warm_atexit) == 0;
+    if (!gs_w.running && !gs_w.exiting && gs_warm_next() >= 0) {
+        int untried = GS_GPU_UNTRIED;
+        atomic_compare_exchange_strong(&gs.gpu_state, &untried, GS_GPU_STARTING);
+        /* The thread blocks every signal, so that the program's handlers run on its own threads only. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        pthread_t t;
+        gs_w.running = pthread_create(&t, &a, gs_warm_main, NULL) == 0;
+        pthread_attr_destroy(&a);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        rc = gs_w.running ? GS_OK : GS_ENODEV; /* then the call brings the GPU up itself */
+    }
+    pthread_mutex_unlock(&gs_w.lock);
+    return rc;
+}
+
+/* Whether the call should wait for the bring-up: forced onto the GPU, or the model (c->pred_*, bring-up
+ * included) puts the GPU below half the CPU's time, a margin for a bring-up slower than the policy says.  Then
+ * *deadline_s is how long waiting can still pay. */
+static bool gs_warm_worth(const gs_call_t *c, double *deadline_s)
+{
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS)
+        return *deadline_s = INFINITY, true;
+    if (!(c->pred_cpu > 0 && c->pred_gpu > 0 && c->pred_gpu < c->pred_cpu / 2))
+        return false;
+    *deadline_s = c->pred_cpu / 2 - (c->pred_gpu - c->pred_wait);
+    return *deadline_s > 0;
+}
+
+int gs_warm_wait(gs_call_t *c, int family)
+{
+    double wait_s;
+    if (!gs_gpu_ready(family) && gs_warm_worth(c, &wait_s)) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        double end = (double)until.tv_sec + until.tv_nsec * 1e-9 + (wait_s < 1e6 ? wait_s : 1e6);
+        until.tv_sec = (time_t)end;
+        until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
+        pthread_mutex_lock(&gs_w.lock);
+        while (!gs_gpu_ready(family) && gs_w.running &&
+               pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
+            ;
+        pthread_mutex_unlock(&gs_w.lock);
+    }
+    if (gs_gpu_ready(family))
+        return GS_OK;
+    c->why = "gpu starting (CUDA is being brought up on a background thread)";
+    return GS_ENODEV;
+}
+
+/* Before a fork: a bring-up under way finishes first (for GS_WARM_FORK_WAIT_S at most), and none starts until
+ * the fork is done. */
+static void gs_warm_prepare(void)
+{
+    pthread_mutex_lock(&gs_w.lock);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += GS_WARM_FORK_WAIT_S;
+    while (gs_w.running && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
+        ;
+}
+GS_LIFE_HOOK(GS_LIFE_FORK_PREPARE, gs_warm_prepare);
+
+static void gs_warm_parent(void)
+{
+    pthread_mutex_unlock(&gs_w.lock);
+}
+GS_LIFE_HOOK(GS_LIFE_FORK_PARENT, gs_warm_parent);
+
+static void gs_warm_child(void)
+{
+    pthread_mutex_init(&gs_w.lock, NULL);
+    pthread_cond_init(&gs_w.done, NULL);
+    gs_w.running = false;
+    gs_w.want = 0;
+}
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_warm_child);

@@ -1,0 +1,75 @@
+/* Calls during the GPU's background bring-up (tests/t_warmup.sh).  Usage: warmup CALLS PAUSE_MS [MODE], MODE one
+ * of: fork (after the first call, a child makes two calls and exits; the parent waits for it, then goes on),
+ * exit (returns from main right after the first call, with the bring-up under way), dgetrf (the calls after
+ * the first are LU factorisations, whose family brings up cuSOLVER on top).  Each call is a 128 x 128 DGEMM
+ * (or DGETRF), PAUSE_MS apart; prints one line per call with its result's checksum, so that runs with and
+ * without the shim can be compared. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+
+#define N 128
+
+static double sum(const double *x, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+static void lu(unsigned seed, const char *who, int call)
+{
+    static double a[N * N];
+    static int ipiv[N];
+    int n = N, info = 0;
+    fill(a, (size_t)N * N, seed);
+    for (int i = 0; i < N; i++)
+        a[i * N + i] += N;
+    dgetrf_(&n, &n, a, &n, ipiv, &info);
+    printf("%s %d dgetrf %d %.10e\n", who, call, info, sum(a, N * N));
+}
+
+static void product(unsigned seed, const char *who, int call)
+{
+    static double c[N * N];
+    square_dgemm(N, seed, c);
+    printf("%s %d dgemm %.10e\n", who, call, sum(c, N * N));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    int calls = atoi(argv[1]), pause_ms = atoi(argv[2]);
+    const char *mode = argc > 3 ? argv[3] : "";
+    for (int i = 0; i < calls; i++) {
+        if (i > 0 && strcmp(mode, "dgetrf") == 0)
+            lu((unsigned)i, "main", i);
+        else
+            product((unsigned)i, "main", i);
+        fflush(stdout);
+        if (i == 0 && strcmp(mode, "exit") == 0)
+            return 0;
+        if (i == 0 && strcmp(mode, "fork") == 0) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                product(100, "child", 0);
+                product(101, "child", 1);
+                fflush(stdout);
+                _exit(0);
+            }
+            int st = 0;
+            if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                return 1;
+        }
+        usleep((useconds_t)pause_ms * 1000);
+    }
+    return 0;
+}

@@ -1,0 +1,104 @@
+# The GPU's bring-up on a background thread (GPUSHIM_WARMUP): the calls that want the GPU while it comes up run
+# on the CPU, later ones on the GPU; off brings it up in the first such call; eager at the first call of any
+# size; a fork waits for a bring-up under way and its child never calls CUDA; a program that exits while the
+# bring-up runs exits cleanly; without a GPU, one notice.  The stand-in's driver takes GS_STANDIN_UP_MS to start.
+. "$(dirname "$0")/lib.sh"
+P=$T/warmup
+$P 10 0 >$W/ref.out
+$P 10 0 dgetrf >$W/ref_lu.out
+$P 4 0 fork >$W/ref_fork.out
+
+# same OUT REF: the checksums of two runs' lines agree to 1e-9 (the stand-in's arithmetic rounds its own way).
+same() {
+    awk 'NR == FNR { ref[$1 " " $2 " " $3] = $NF; next }
+         { k = $1 " " $2 " " $3; if (!(k in ref)) bad = 1; d = $NF - ref[k]; if (d < 0) d = -d
+           if (d > 1e-9 * (ref[k] < 0 ? -ref[k] : ref[k]) + 1e-12) bad = 1; n++ }
+         END { exit bad || n == 0 }' "$2" "$1"
+}
+# first LOG FIELD [ROUTINE]: FIELD of the log's first call record (of ROUTINE).
+first() {
+    $PY - "$@" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "routine" in r and (len(sys.argv) < 4 or r["routine"] == sys.argv[3]):
+        print(r.get(sys.argv[2]))
+        break
+PY
+}
+run() { # NAME VAR=VALUE... -- ARGS...: the program under the shim, with every call above the threshold
+    name=$1
+    shift
+    vars=
+    while [ "$1" != -- ]; do vars="$vars $1"; shift; done
+    shift
+    # shellcheck disable=SC2086
+    shim GPUSHIM_WARMUP=lazy GPUSHIM_MIN_FLOPS=0 GPUSHIM_LOG=$W/$name.log $vars $P "$@" >$W/$name.out 2>$W/$name.err
+}
+
+# lazy, the default: the first call starts the bring-up (300 ms) and runs on the CPU without waiting for it.
+run lazy GS_STANDIN_UP_MS=300 -- 10 150
+check "lazy: results equal" same $W/lazy.out $W/ref.out
+check "lazy: the first call on the CPU, saying the GPU is starting" \
+    test "$(first $W/lazy.log where)/$(first $W/lazy.log why)" = \
+    "cpu/gpu starting (CUDA is being brought up on a background thread)"
+check "lazy: the first call did not wait for the bring-up" \
+    awk -v s="$(first $W/lazy.log seconds)" 'BEGIN { exit !(s < 0.2) }'
+check "lazy: the calls after the bring-up on the GPU" test "$(count $W/lazy.log -- where=gpu)" -ge 3
+check "lazy: the log says when the GPU came up" grep -q '"event":"gpu","what":".*; up in [0-9]* ms"' $W/lazy.log
+check "lazy: nothing on stderr" test ! -s $W/lazy.err
+
+# off: the first call that wants the GPU brings it up itself, and waits.
+run off GPUSHIM_WARMUP=off GS_STANDIN_UP_MS=300 -- 8 0
+check "off: results equal" same $W/off.out $W/ref.out
+check "off: every call on the GPU" test "$(count $W/off.log -- where=gpu)" = 8
+check "off: the first call waited for the bring-up" awk -v s="$(first $W/off.log seconds)" 'BEGIN { exit !(s >= 0.3) }'
+
+# forced onto the GPU: the first call waits for the background bring-up.
+run forced GPUSHIM_OFFLOAD=always GS_STANDIN_UP_MS=300 -- 8 0
+check "forced: every call on the GPU" test "$(count $W/forced.log -- where=gpu)" = 8
+
+# eager: a call below every threshold starts the bring-up; the calls stay on the CPU.
+shim GPUSHIM_WARMUP=eager GPUSHIM_LOG=$W/eager.log $P 5 200 >$W/eager.out 2>$W/eager.err
+check "eager: results equal" same $W/eager.out $W/ref.out
+check "eager: every call on the CPU" test "$(count $W/eager.log -- where=gpu)" = 0
+check "eager: small calls brought the GPU up" grep -q '"event":"gpu"' $W/eager.log
+shim GPUSHIM_WARMUP=lazy GPUSHIM_LOG=$W/lazysmall.log $P 3 150 >/dev/null
+check "lazy: small calls do not" sh -c "! grep -q '\"event\":\"gpu' $W/lazysmall.log"
+
+# LAPACK's first call that wants the GPU brings cuSOLVER up on top, in the background too.
+run lu GS_STANDIN_UP_MS=200 -- 10 150 dgetrf
+check "lapack: results equal" same $W/lu.out $W/ref_lu.out
+check "lapack: the first LU factorisation on the CPU: cuSOLVER is starting" \
+    test "$(first $W/lu.log where dgetrf)/$(first $W/lu.log why dgetrf)" = \
+    "cpu/gpu starting (CUDA is being brought up on a background thread)"
+check "lapack: later ones on the GPU" test "$(count $W/lu.log -- routine=dgetrf where=gpu)" -ge 3
+
+# fork during the bring-up: the fork waits for it; the child runs on the CPU and never calls CUDA.
+standin_reset
+run fork GS_STANDIN_UP_MS=400 GPUSHIM_LOG=$W/fork.%p.log -- 4 50 fork
+check "fork: results equal, parent and child" same $W/fork.out $W/ref_fork.out
+check "fork: the child's calls on the CPU, saying why" \
+    test "$(count $W/fork.*.log -- "why=no gpu in a forked child")" = 2
+check "fork: the parent's calls after the fork on the GPU" test "$(count $W/fork.*.log -- where=gpu)" -ge 2
+check "fork: no CUDA call from the child" test "$(standin violations)" = 0
+
+# exit during the bring-up: a clean exit, at once, with nothing said.
+t0=$(date +%s%N)
+run exit GS_STANDIN_UP_MS=2000 -- 1 0 exit
+rc=$?
+t1=$(date +%s%N)
+check "exit: status 0, nothing on stderr" test "$rc/$(wc -c <$W/exit.err)" = 0/0
+check "exit: did not wait for the bring-up" test $(((t1 - t0) / 1000000)) -lt 1500
+
+# no GPU: the bring-up fails in the background; one notice, every call on the CPU.
+run none GPUSHIM_CUDA_LIBDIR=$W/none -- 6 50
+check "no GPU: results equal" same $W/none.out $W/ref.out
+check "no GPU: one notice line" test "$(grep -c '^gpushim: no usable GPU: no CUDA libraries' $W/none.err)/$(wc -l <$W/none.err)" = 1/1
+check "no GPU: every call on the CPU" test "$(count $W/none.log -- where=gpu)" = 0
+
+# A bad value is named, and the default kept.
+env LD_PRELOAD="$LIB" GPUSHIM_WARMUP=sometimes $P 1 0 >/dev/null 2>$W/bad.err
+check "GPUSHIM_WARMUP=sometimes: named, with what is accepted" \
+    grep -q "GPUSHIM_WARMUP='sometimes' is not valid: use lazy, eager or off; using the default" $W/bad.err
+finish
