@@ -345,7 +345,7 @@ install: $(LIB)
 		$(DESTDIR)$(PREFIX)/share/gpushim
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/gpushim.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 policies/default.policy $(DESTDIR)$(PREFIX)/share/gpushim/
+	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/gpushim/
 	for s in $(SCRIPTS); do sed 's|@LIBDIR@|$(PREFIX)/lib|' $$s > $(DESTDIR)$(PREFIX)/bin/$$(basename $$s); \
 		chmod 755 $(DESTDIR)$(PREFIX)/bin/$$(basename $$s); done
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/

@@ -4,18 +4,30 @@
 # ideal).  Then what the cache costs a program that never repeats an operand: bench/cache.py fresh under
 # gpushim with the cache on and off, alternating, four rounds.  Needs a GPU, NumPy and CuPy.  Writes
 # bench/results/cache.jsonl, cache.log (the offload log of the gpushim run) and cache.md (RESULTS=DIR to put
-# them elsewhere).  FRESH_ONLY=1 runs only the second part.
+# them elsewhere).  FRESH_ONLY=1 runs only the second part.  RUNS (default "cpu gpushim nocache cupy"): the
+# runs of the first part, in order; forced (not in the default) is gpushim with GPUSHIM_OFFLOAD=always, its
+# log cache-forced.log.  BENCHES: the first part's benchmarks (default bench/cache.py's own four).
+# FRESH_ROUNDS (default 4): the second part's rounds, 0 for none.  CPU_REPEAT (default 1): the CPU run's REPEAT.
 . "$(dirname "$0")/lib.sh"
 J=$R/cache.jsonl
 : >"$J"
-rm -f "$R/cache.log" "$R/fresh.log"
+rm -f "$R/cache.log" "$R/cache-forced.log" "$R/fresh.log"
+B=${BENCHES:-}
 if [ "${FRESH_ONLY:-0}" != 1 ]; then
-    run cpu env REPEAT=1 $PY bench/cache.py numpy
-    run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/cache.log" $PY bench/cache.py numpy
-    run nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 $PY bench/cache.py numpy
-    run cupy $PY bench/cache.py cupy
+    # $B split into benchmark names on purpose
+    for c in ${RUNS:-cpu gpushim nocache cupy}; do
+        case $c in
+        cpu) run cpu env REPEAT="${CPU_REPEAT:-1}" $PY bench/cache.py numpy $B ;;
+        gpushim) run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/cache.log" $PY bench/cache.py numpy $B ;;
+        nocache) run nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 $PY bench/cache.py numpy $B ;;
+        cupy) run cupy $PY bench/cache.py cupy $B ;;
+        forced) run forced env LD_PRELOAD="$LIB" GPUSHIM_OFFLOAD=always GPUSHIM_LOG="$R/cache-forced.log" \
+            $PY bench/cache.py numpy $B ;;
+        *) echo "bench/cache.sh: RUNS: unknown run '$c' (cpu, gpushim, nocache, cupy or forced)" >&2; exit 2 ;;
+        esac
+    done
 fi
-for i in 1 2 3 4; do
+for _ in $(seq "${FRESH_ROUNDS:-4}"); do
     run fresh-cache env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/fresh.log" REPEAT=5 $PY bench/cache.py numpy fresh
     run fresh-nocache env LD_PRELOAD="$LIB" GPUSHIM_CACHE=0 REPEAT=5 $PY bench/cache.py numpy fresh
 done
@@ -34,6 +46,8 @@ if ("cpu", "power") in t:
         c, g, n, k = ms("cpu", b), ms("gpushim", b), ms("nocache", b), ms("cupy", b)
         print(f"| {b} | {c:.1f} | {g:.1f} | {n:.1f} | {k:.1f} | {g / k:.2f} | {c / g:.1f} |")
     print()
+if ("fresh-cache", "fresh") not in t:
+    sys.exit(0)  # no second part (FRESH_ROUNDS=0)
 print("Never repeating an operand: 8 products of new 4096 x 4096 float64 matrices (ms, best of 5 in each of")
 print("4 rounds, cache on and off alternating), and the cache's cost: the median over rounds of on / off.")
 print()

@@ -3,6 +3,7 @@
 # forced onto the GPU and with the default policy, side by side in one run: the data behind the per-routine
 # lines of policies/default.policy.  Writes bench/results/l3.md (RESULTS=DIR to put it elsewhere).
 # Needs gcc and SciPy's bundled OpenBLAS (found through PYTHON, default python3), or GSBENCH_OPENBLAS.
+# FORCED_LOG=PATH: an offload log of the forced run too (default none).
 set -eu
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -18,7 +19,8 @@ print(sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(scipy.__file
 export GSBENCH_OPENBLAS
 gcc -std=c11 -O2 -Wall -Wextra -o build/bench/l3 bench/l3.c -ldl
 build/bench/l3 $PRECISIONS $SIZES >"$R/l3-cpu.jsonl"
-LD_PRELOAD=$LIB GPUSHIM_OFFLOAD=always build/bench/l3 $PRECISIONS $SIZES >"$R/l3-forced.jsonl"
+LD_PRELOAD=$LIB GPUSHIM_LOG="${FORCED_LOG:-${GPUSHIM_LOG:-}}" GPUSHIM_OFFLOAD=always build/bench/l3 $PRECISIONS $SIZES \
+    >"$R/l3-forced.jsonl"
 LD_PRELOAD=$LIB GPUSHIM_LOG="$R/l3-auto.log" build/bench/l3 $PRECISIONS $SIZES >"$R/l3-auto.jsonl"
 $PY - "$R" <<'PY' | tee "$R/l3.md"
 import json, sys

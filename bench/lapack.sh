@@ -4,7 +4,8 @@
 # bench/results/lapack.jsonl, lapack.log (the offload log of the gpushim run) and lapack.md (RESULTS=DIR to
 # put them elsewhere).  SIZES, BIG, REPEAT and the cases (arguments) as bench/lapack.py takes them.
 # RUNS (default "gpushim cupy cpu"): the columns to measure; lapack.jsonl keeps the lines of the others,
-# so that a case too long for one command can be measured a column at a time.
+# so that a case too long for one command can be measured a column at a time.  The run forced (not in the
+# default) is gpushim with GPUSHIM_OFFLOAD=always, its log lapack-forced.log.
 # bench/lapack.sh --table: only the table, from the lapack.jsonl there is (of a run that was stopped early).
 . "$(dirname "$0")/lib.sh"
 J=$R/lapack.jsonl
@@ -13,8 +14,8 @@ if [ "${1:-}" != --table ]; then
     touch "$J"
     for c in $cols; do
         case $c in
-        gpushim | cupy | cpu) ;;
-        *) echo "bench/lapack.sh: RUNS: unknown run '$c' (gpushim, cupy or cpu)" >&2; exit 2 ;;
+        gpushim | cupy | cpu | forced) ;;
+        *) echo "bench/lapack.sh: RUNS: unknown run '$c' (gpushim, cupy, cpu or forced)" >&2; exit 2 ;;
         esac
         grep -v "^{\"run\": \"$c\"" "$J" >"$J.tmp" || true
         mv "$J.tmp" "$J"
@@ -23,6 +24,8 @@ if [ "${1:-}" != --table ]; then
         case $c in
         gpushim) run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/lapack.log" $PY bench/lapack.py numpy "$@" ;;
         cupy) run cupy $PY bench/lapack.py cupy "$@" ;;
+        forced) run forced env LD_PRELOAD="$LIB" GPUSHIM_OFFLOAD=always GPUSHIM_LOG="$R/lapack-forced.log" \
+            $PY bench/lapack.py numpy "$@" ;;
         cpu) run cpu $PY bench/lapack.py numpy "$@" ;;
         esac
     done

@@ -3,10 +3,12 @@
 # policy) and with it forced onto the GPU, side by side in one run; the shim's cost per call for a call that
 # stays on the CPU; and the offload log as proof of where each product ran.  Writes bench/results/dgemm.md
 # and prints it.  Needs a GPU for the GPU columns; PYTHON picks the interpreter (default python3).
+# RESULTS=DIR puts the results elsewhere; OVERHEAD=0 skips the cost per call (the DGEMM table alone).
 set -eu
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-R=bench/results
+R=${RESULTS:-bench/results}
+OVERHEAD=${OVERHEAD:-1}
 LIB=$(pwd)/build/libgpushim.so
 SIZES=${SIZES:-1024 2048 4096 8192}
 mkdir -p $R
@@ -19,16 +21,18 @@ LD_PRELOAD=$LIB GPUSHIM_LOG=$R/dgemm-always.log GPUSHIM_OFFLOAD=always $PY bench
 # One OpenBLAS thread: a 2 x 2 product is faster without the library's thread hand-offs, and steadier.
 # OVERHEAD_LIBRARY_PATH: where the overhead program finds libopenblas.so.0, if not in the system's paths.
 OV=build/tests/overhead
-[ -x $OV ] || make -s $OV
 ov() { OPENBLAS_NUM_THREADS=1 LD_LIBRARY_PATH=${OVERHEAD_LIBRARY_PATH:-${LD_LIBRARY_PATH:-}} "$@"; }
-ov $OV >$R/overhead-cpu.json
-ov env LD_PRELOAD=$LIB $OV >$R/overhead-shim.json
-ov env LD_PRELOAD=$LIB GPUSHIM_LOG=/dev/null $OV 20000 5 >$R/overhead-shim-log.json
-# Every call wants the GPU and finds none (no CUDA libraries): the cost on a machine without a GPU.
-ov env LD_PRELOAD=$LIB GPUSHIM_MIN_FLOPS=0 GPUSHIM_CUDA_LIBDIR=/nonexistent GPUSHIM_QUIET=1 $OV \
-    >$R/overhead-nogpu.json
+if [ "$OVERHEAD" != 0 ]; then
+    [ -x $OV ] || make -s $OV
+    ov $OV >$R/overhead-cpu.json
+    ov env LD_PRELOAD=$LIB $OV >$R/overhead-shim.json
+    ov env LD_PRELOAD=$LIB GPUSHIM_LOG=/dev/null $OV 20000 5 >$R/overhead-shim-log.json
+    # Every call wants the GPU and finds none (no CUDA libraries): the cost on a machine without a GPU.
+    ov env LD_PRELOAD=$LIB GPUSHIM_MIN_FLOPS=0 GPUSHIM_CUDA_LIBDIR=/nonexistent GPUSHIM_QUIET=1 $OV \
+        >$R/overhead-nogpu.json
+fi
 
-$PY - "$R" <<'PY'
+$PY - "$R" "$OVERHEAD" <<'PY'
 import json, sys, collections
 r = sys.argv[1]
 def rows(name):
@@ -46,13 +50,15 @@ for n in sorted(cpu):
     c, a, f = cpu[n]["best_s"] * 1e3, auto[n]["best_s"] * 1e3, always[n]["best_s"] * 1e3
     wa, wf = where[("auto", n)], where[("always", n)]
     out.append(f"| {n} | {c:.1f} | {a:.1f} | {wa['gpu']}/{sum(wa.values())} | {f:.1f} | {wf['gpu']}/{sum(wf.values())} | {c / a:.1f}x |")
-ov = {k: json.load(open(f"{r}/overhead-{k}.json")) for k in ("cpu", "shim", "shim-log", "nogpu")}
-out.append("")
-out.append(f"Cost per call that stays on the CPU (2 x 2 DGEMM through dgemm_ against the CPU library's own entry, "
-           f"best of {ov['shim']['rounds']} rounds): {ov['shim']['added_ns']:.1f} ns added by the shim "
-           f"({ov['shim']['direct_ns']:.1f} ns for the call itself; control without the shim: "
-           f"{ov['cpu']['added_ns']:+.1f} ns); {ov['nogpu']['added_ns']:.1f} ns when the call wants the GPU and there "
-           f"is none; with GPUSHIM_LOG set: {ov['shim-log']['added_ns']:.0f} ns.")
+ov = {k: json.load(open(f"{r}/overhead-{k}.json")) for k in ("cpu", "shim", "shim-log", "nogpu")
+      if sys.argv[2] != "0"}
+if ov:
+    out.append("")
+    out.append(f"Cost per call that stays on the CPU (2 x 2 DGEMM through dgemm_ against the CPU library's own "
+               f"entry, best of {ov['shim']['rounds']} rounds): {ov['shim']['added_ns']:.1f} ns added by the shim "
+               f"({ov['shim']['direct_ns']:.1f} ns for the call itself; control without the shim: "
+               f"{ov['cpu']['added_ns']:+.1f} ns); {ov['nogpu']['added_ns']:.1f} ns when the call wants the GPU "
+               f"and there is none; with GPUSHIM_LOG set: {ov['shim-log']['added_ns']:.0f} ns.")
 text = "\n".join(out) + "\n"
 open(f"{r}/dgemm.md", "w").write(text)
 print(text)

@@ -2,9 +2,9 @@
 . "$(dirname "$0")/lib.sh"
 make -s install PREFIX=$W/prefix >$W/install.out 2>&1
 check "make install" test $? = 0
-for f in lib/libgpushim.so include/gpushim.h bin/gpushim-run bin/gpushim-report share/man/man7/gpushim.7 \
-    share/man/man5/gpushim-policy.5 \
-    share/man/man1/gpushim-run.1 share/man/man1/gpushim-report.1 share/gpushim/default.policy; do
+for f in lib/libgpushim.so include/gpushim.h bin/gpushim-run bin/gpushim-report bin/gpushim-calibrate \
+    share/man/man7/gpushim.7 share/man/man5/gpushim-policy.5 share/man/man1/gpushim-run.1 \
+    share/man/man1/gpushim-report.1 share/man/man1/gpushim-calibrate.1 share/gpushim/default.policy; do
     check "installed $f" test -f $W/prefix/$f
 done
 $T/blas_all_plain $W/ref.bin >/dev/null
@@ -15,6 +15,12 @@ check "the installed gpushim-run preloads the installed library" \
         grep -q 'lib=\"$W/prefix/lib/libgpushim.so\"' $W/prefix/bin/gpushim-run"
 check "the installed gpushim-report reads the installed library's log" \
     sh -c "$W/prefix/bin/gpushim-report --top 200 $W/inst.log | grep -q '^dgemm '"
+$W/prefix/bin/gpushim-calibrate --help >$W/cal-help.out 2>&1
+check "the installed gpushim-calibrate --help runs" \
+    sh -c "[ $? = 0 ] && grep -q '^usage: gpushim-calibrate' $W/cal-help.out"
+GPUSHIM_CALIBRATE_SIZES=small $W/prefix/bin/gpushim-calibrate --no-gpu --quiet -o $W/cal/policy >/dev/null 2>&1
+check "the installed gpushim-calibrate preloads the installed library" \
+    sh -c "[ $? = 0 ] && [ -s $W/cal/policy ] && grep -q '^LIBDIR = \"$W/prefix/lib\"' $W/prefix/bin/gpushim-calibrate"
 make -s uninstall PREFIX=$W/prefix >/dev/null 2>&1
 check "make uninstall removes what install put there" test -z "$(find $W/prefix -type f)"
 finish

@@ -83,13 +83,17 @@ check "fork: the child's calls on the CPU, saying why" \
 check "fork: the parent's calls after the fork on the GPU" test "$(count $W/fork.*.log -- where=gpu)" -ge 2
 check "fork: no CUDA call from the child" test "$(standin violations)" = 0
 
-# exit during the bring-up: a clean exit, at once, with nothing said.
+# exit during the bring-up, 200 ms into the stand-in's driver start (500 ms): exit waits for that step, which
+# stops there, and the program exits cleanly, with nothing said.
 t0=$(date +%s%N)
-run exit GS_STANDIN_UP_MS=2000 -- 1 0 exit
+run exit GS_STANDIN_UP_MS=500 -- 1 200 exit
 rc=$?
 t1=$(date +%s%N)
-check "exit: status 0, nothing on stderr" test "$rc/$(wc -c <$W/exit.err)" = 0/0
-check "exit: did not wait for the bring-up" test $(((t1 - t0) / 1000000)) -lt 1500
+check "exit: status 0, nothing on stderr (the runtime's exit handler ran after the step)" \
+    test "$rc/$(wc -c <$W/exit.err)" = 0/0
+check "exit: waited for the step under way, no longer" test $(((t1 - t0) / 1000000)) -lt 1500
+check "exit: the bring-up stopped there, saying why in the log" \
+    grep -q '"event":"gpu_off","what":"no usable GPU: the bring-up was stopped: the program is exiting"' $W/exit.log
 
 # no GPU: the bring-up fails in the background; one notice, every call on the CPU.
 run none GPUSHIM_CUDA_LIBDIR=$W/none -- 6 50

@@ -35,12 +35,14 @@ static void gs_cuda_describe(char *out, size_t n)
 }
 
 /* One device today: slot 0, on the device GPUSHIM_DEVICE names (dispatch/gpu.c gives every call slot 0). */
-static int gs_cuda_up(char *why, size_t n)
+static int gs_cuda_up(char *why, size_t n, int (*step)(void))
 {
-    if (gs_cuda_load(why, n) != GS_OK)
+    if (gs_cuda_load(why, n, step) != GS_OK)
         return GS_ENODEV;
     gs_call_t c = {.why = "", .dev = 0};
     if (gs_device_start(&c, 0, gs.opt.device) == GS_OK) {
+        if (step && step() != 0)
+            return snprintf(why, n, "the bring-up was stopped: the program is exiting"), GS_ENODEV;
         gs_xfer_start(0);
         gs_cuda_describe(why, n);
         return GS_OK;

@@ -114,12 +114,14 @@ void gs_cuda_traffic(gs_call_t *c, const gs_operands_t *ops, gs_traffic_t *t)
         const gs_operand_t *o = &ops->o[i];
         gs_hreg_t h = gs_operand_hreg(o, ops->es);
         double bytes = (double)h.width * (double)h.cols;
+        t->touched += bytes;
         gs_cexpect_t x = {0};
         if (!(ops->scratch_only >> i & 1))
             x = gs_cache_expect(&h, ops->fresh >> i & 1);
         bool kept = o->in && !o->out && x.again; /* read only, and the cache keeps it: gs_cuda_bind */
         c->known |= (uint8_t)(kept << i);
         double moved = bytes * ((o->in && !(kept && x.resident)) + o->out);
+        t->resident += kept && x.resident ? bytes : 0;
         /* Memory seen before is registered at its second use, when large enough (hostreg.c), and copied
          * directly from then on; the first time, through staging. */
         bool back = x.seen > 0 && bytes >= GS_HOSTREG_MIN;

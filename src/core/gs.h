@@ -245,6 +245,8 @@ typedef struct {
     uint8_t threads;      /* the threads it ran on there, where the family knows (FFTW plans); 0: not known */
     float pred_cpu, pred_gpu; /* the cost model's seconds on each side (gs_policy_model); < 0: not predicted */
     float pred_wait;      /* of pred_gpu, the GPU's bring-up still to come */
+    void (*after)(int);   /* called with after_arg once the call is done (a bring-up to start), or NULL */
+    int after_arg;
 } gs_call_t;
 
 /* Depth of the calling thread inside the CPU library (see call.c). */
@@ -280,6 +282,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->threads = 0;
     c->pred_cpu = c->pred_gpu = -1;
     c->pred_wait = 0;
+    c->after = NULL;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
         c->t0 = gs_now_ns();
@@ -313,6 +316,8 @@ static inline void gs_call_end(gs_call_t *c)
         gs_depth--;
     if (c->timed)
         gs_call_record(c);
+    if (__builtin_expect(c->after != NULL, 0))
+        c->after(c->after_arg);
 }
 
 /* Formats a reason into c->why_buf and points c->why at it. */
@@ -385,11 +390,13 @@ typedef struct {
     double min_flops;  /* offload when the call needs at least this many floating-point operations */
     double cpu_gflops; /* the CPU library's rate on this routine, on threads threads */
     double cpu_us;     /* the CPU library's fixed cost of a call */
+    double cpu_gbps;   /* the CPU library's rate of moving a call's operands through memory, GB/s; 0: none */
     double threads;    /* the CPU threads cpu_gflops was measured on; 0: not known, not scaled */
     double gpu_gflops; /* the GPU's rate, copies excluded */
     double link_gbps;  /* host <-> device copies of memory seen for the first time (staged), GB/s */
     double registered_gbps; /* copies of memory registered with CUDA (operands that come back), GB/s */
     double register_gbps;   /* registering host memory with CUDA, GB/s */
+    double check_gbps; /* the residency cache's check that a resident operand is unchanged, GB/s of operand */
     double latency_us; /* fixed cost of a GPU call */
     double setup_us;   /* one-time cost of the first GPU call of a shape (a cuFFT plan) */
     double bringup_us; /* CUDA's bring-up with the libraries the routine needs, from the first call wanting it */
@@ -402,6 +409,8 @@ typedef struct {
 typedef struct {
     double staged, registered, reg, invest;
     int again;
+    double touched;  /* the operands' bytes, each once: what the CPU library reads and writes */
+    double resident; /* bytes of the operands the cache holds, which it checks instead of copying */
 } gs_traffic_t;
 
 GS_HIDDEN extern gs_rule_t gs_rules[GS_NROUTINES];

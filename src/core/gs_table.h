@@ -56,6 +56,10 @@
  *     #define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(X, ID, P, name)
  *     #include "core/routines.def"
  *     #undef GS_ROUTINE                                                                                   */
+/* The C library's registration of exit handlers, which gpushim interposes for its bring-up thread
+ * (dispatch/warmup.c). */
+#define GS_EXIT_HOOKS(X) X(__cxa_atexit)
+
 /* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
 #define GS_MEMORY_HOOKS(X) \
     X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mmap) X(mmap64)

@@ -52,8 +52,9 @@ GS_HIDDEN extern int gs_cuda_major;
 GS_HIDDEN void gs_cuda_version(char *out, size_t n, int version);
 
 /* Opens the libraries, resolves every function and checks that GPUSHIM_DEVICE names a device the runtime
- * sees.  0, or negative with a reason in why. */
-GS_HIDDEN int gs_cuda_load(char *why, size_t n);
+ * sees.  0, or negative with a reason in why.  step, when not NULL, runs after each library is loaded and
+ * stops the loading when it returns non-zero (the backend's up, dispatch/backend.h). */
+GS_HIDDEN int gs_cuda_load(char *why, size_t n, int (*step)(void));
 
 /* Records a failed CUDA call in c->why ("gpu error: NAME: MESSAGE (STATUS) at FILE:LINE") and returns
  * GS_ENOMEM for an allocation failure, GS_EGPU otherwise. */

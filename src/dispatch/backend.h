@@ -40,9 +40,10 @@ typedef int gs_op_fn(gs_call_t *c, const void *args, const gs_operands_t *o);
 
 typedef struct {
     /* Brings the device up (on any thread: the GPU's first user, or the bring-up thread of dispatch/warmup.c).
-     * 0, with the device named in why ("NAME, device N, M MiB, ..."), or negative with a
-     * reason for the user in why. */
-    int (*up)(char *why, size_t n);
+     * 0, with the device named in why ("NAME, device N, M MiB, ..."), or negative with a reason for the user in
+     * why.  step, when not NULL, is called between the steps (after each library is loaded, after the context):
+     * non-zero from it stops the bring-up there, as failed. */
+    int (*up)(char *why, size_t n, int (*step)(void));
     /* After a failed call: 0 when the device still works (the failure was local to that call). */
     int (*healthy)(void);
     /* What a GPU call with operands o would copy in and out, into t: an operand counts as copied unless the

@@ -40,8 +40,9 @@ typedef struct {
 GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
 /* Gives the GPU up for the process, saying why (once, and in the log). */
 GS_HIDDEN void gs_gpu_disable(const char *what, const char *detail);
-/* Brings the device up if nobody has: UNTRIED or STARTING -> UP or FAILED.  With the GPU lock held. */
-GS_HIDDEN void gs_gpu_up_locked(void);
+/* Brings the device up if nobody has: UNTRIED or STARTING -> UP or FAILED.  With the GPU lock held; step as
+ * the backend's up takes it, or NULL. */
+GS_HIDDEN void gs_gpu_up_locked(int (*step)(void));
 /* True when a call of family need not wait for any bring-up: the GPU and the family's library are up, or the
  * GPU failed (acquire then says why). */
 GS_HIDDEN bool gs_gpu_ready(int family);
@@ -52,9 +53,13 @@ GS_HIDDEN double gs_gpu_left(const gs_call_t *c);
 /* Notes that family wants the GPU and starts the thread if its bring-up is not done nor under way.  GS_OK, or
  * an error when no thread could start (the caller then brings the GPU up itself). */
 GS_HIDDEN int gs_warm_start(int family);
-/* For a call whose family's bring-up is under way: waits for it when the call is forced onto the GPU or the
- * model says waiting pays, for as long as it does.  GS_OK when ready; else an error, with c->why saying why. */
-GS_HIDDEN int gs_warm_wait(gs_call_t *c, int family);
+/* The same, as a call's after function (gs_call_t): once the call is done. */
+GS_HIDDEN void gs_warm_later(int family);
+/* For a call that wants the GPU before its family's bring-up is done: when the call is forced onto the GPU or
+ * the model says waiting pays, starts the bring-up and waits for it as long as that holds; otherwise the call
+ * runs on the CPU, and the bring-up starts once it has returned (c->after).  GS_OK when ready (or when the
+ * caller must bring the GPU up itself); else an error, with c->why saying why. */
+GS_HIDDEN int gs_warm_want(gs_call_t *c, int family);
 GS_HIDDEN void gs_gpu_release(void);
 /* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */
 GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);

@@ -8,8 +8,7 @@
 int gs_gpu_acquire(gs_call_t *c)
 {
     int family = gs_ops[gs_routines[c->routine].op].family;
-    if (!gs_gpu_ready(family) && gs.opt.warmup != GS_WARMUP_OFF && gs_warm_start(family) == GS_OK &&
-        gs_warm_wait(c, family) != GS_OK)
+    if (!gs_gpu_ready(family) && gs.opt.warmup != GS_WARMUP_OFF && gs_warm_want(c, family) != GS_OK)
         return GS_ENODEV;
     gs_msg_flush(); /* what the bring-up thread had to say, once it is over */
     if (atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_FAILED) {
@@ -17,7 +16,7 @@ int gs_gpu_acquire(gs_call_t *c)
         return GS_ENODEV;
     }
     pthread_mutex_lock(&gs.gpu_lock);
-    gs_gpu_up_locked(); /* GPUSHIM_WARMUP=off, or no bring-up thread could start */
+    gs_gpu_up_locked(NULL); /* GPUSHIM_WARMUP=off, or no bring-up thread could start */
     if (atomic_load_explicit(&gs.gpu_state, memory_order_relaxed) != GS_GPU_UP) {
         pthread_mutex_unlock(&gs.gpu_lock);
         c->why = gs.gpu_why;

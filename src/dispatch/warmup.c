@@ -5,6 +5,7 @@
  * (SCHED_IDLE): at normal priority it slowed the CPU library's threads, computing those calls meanwhile, by 2
  * to 4 times in LAPACK (bench/RESULTS.md).  A fork waits for a bring-up under way, so that no child inherits
  * one half done (and the child never uses the GPU: gpu.c). */
+#include <dlfcn.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,14 +27,14 @@ void gs_gpu_disable(const char *what, const char *detail)
         gs_notice("%s; running everything on the CPU", gs.gpu_why);
 }
 
-void gs_gpu_up_locked(void)
+void gs_gpu_up_locked(int (*step)(void))
 {
     int s = atomic_load_explicit(&gs.gpu_state, memory_order_relaxed);
     if (s != GS_GPU_UNTRIED && s != GS_GPU_STARTING)
         return;
     uint64_t t0 = gs_now_ns();
     char why[sizeof gs.gpu_why - 32] = "";
-    if (gs_backend->up(why, sizeof why) == GS_OK) {
+    if (gs_backend->up(why, sizeof why, step) == GS_OK) {
         size_t len = strlen(why);
         snprintf(why + len, sizeof why - len, "; up in %.0f ms", (double)(gs_now_ns() - t0) * 1e-6);
         atomic_store_explicit(&gs.gpu_state, GS_GPU_UP, memory_order_release);
@@ -69,7 +70,6 @@ static struct {
     unsigned want;        /* families wanted, bit per gs_family_id_t */
     bool running;         /* the thread is alive */
     bool exiting;         /* the program is exiting: no further step starts */
-    bool hooked;          /* gs_warm_atexit is registered */
 } gs_w = {.lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
 /* The first family wanted and not ready, or -1. */
@@ -81,37 +81,96 @@ static int gs_warm_next(void)
     return -1;
 }
 
+/* At exit: the bring-up stops after the step under way, which exit waits for (GS_WARM_FORK_WAIT_S at most),
+ * so that the CUDA libraries' own exit handlers and destructors never run while the thread is inside them
+ * (exits during a bring-up crashed without this on the H200 machine). */
+static void gs_warm_atexit(void)
+{
+    pthread_mutex_lock(&gs_w.lock);
+    gs_w.exiting = true;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += GS_WARM_FORK_WAIT_S;
+    while (gs_w.running && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
+        ;
+    pthread_mutex_unlock(&gs_w.lock);
+}
+
+/* The CUDA libraries register exit handlers as they load and start (C++ destructors among them), on the
+ * bring-up thread: exit runs those before gs_warm_atexit, registered earlier, so a program exiting during a
+ * step unloaded CUDA under the thread (Python's exits crashed so on the H200 machine).  Each handler the thread
+ * registers is wrapped: it first waits for the step under way. */
+#define GS_WARM_HANDLERS 256
+static struct {
+    void (*fn)(void *);
+    void *arg;
+} gs_warm_handlers[GS_WARM_HANDLERS];
+static atomic_int gs_warm_nhandlers;
+static _Thread_local bool gs_warm_self;
+
+static void gs_warm_handler(void *p)
+{
+    gs_warm_atexit();
+    const __typeof__(gs_warm_handlers[0]) *h = p;
+    h->fn(h->arg);
+}
+
+GS_EXPORT int __cxa_atexit(void (*fn)(void *), void *arg, void *dso)
+{
+    static _Atomic(void *) real;
+    void *r = atomic_load_explicit(&real, memory_order_relaxed);
+    if (!r)
+        atomic_store_explicit(&real, r = dlsym(RTLD_NEXT, "__cxa_atexit"), memory_order_relaxed);
+    int (*next)(void (*)(void *), void *, void *) = (int (*)(void (*)(void *), void *, void *))r;
+    if (!next)
+        return -1;
+    int i;
+    if (gs_warm_self && (i = atomic_fetch_add(&gs_warm_nhandlers, 1)) < GS_WARM_HANDLERS) {
+        gs_warm_handlers[i].fn = fn, gs_warm_handlers[i].arg = arg;
+        return next(gs_warm_handler, &gs_warm_handlers[i], dso);
+    }
+    return next(fn, arg, dso);
+}
+
+/* Between two steps of the bring-up: non-zero when the program is exiting.  Exit handlers run last registered
+ * first, so gs_warm_atexit is registered again after each step, above those of the libraries loaded so far. */
+static int gs_warm_step(void)
+{
+    atexit(gs_warm_atexit);
+    pthread_mutex_lock(&gs_w.lock);
+    bool stop = gs_w.exiting;
+    pthread_mutex_unlock(&gs_w.lock);
+    return stop;
+}
+
 static void *gs_warm_main(void *arg)
 {
     (void)arg;
     struct sched_param idle = {0};
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle); /* best effort */
-    gs_msg_defer = true;
-    pthread_mutex_lock(&gs_w.lock);
-    for (int f; !gs_w.exiting && (f = gs_warm_next()) >= 0;) {
+    gs_msg_defer = gs_warm_self = true;
+    while (!gs_warm_step()) {
+        pthread_mutex_lock(&gs_w.lock);
+        int f = gs_warm_next();
         pthread_mutex_unlock(&gs_w.lock);
+        if (f < 0)
+            break;
         pthread_mutex_lock(&gs.gpu_lock);
-        gs_gpu_up_locked();
+        gs_gpu_up_locked(gs_warm_step);
         pthread_mutex_unlock(&gs.gpu_lock);
-        if (atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_UP && gs_backend->prepare)
+        if (atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_UP && gs_backend->prepare &&
+            !gs_warm_step())
             gs_backend->prepare(f);
         atomic_store_explicit(&gs.gpu_ready[f], 2, memory_order_release);
         pthread_mutex_lock(&gs_w.lock);
         pthread_cond_broadcast(&gs_w.done);
+        pthread_mutex_unlock(&gs_w.lock);
     }
+    pthread_mutex_lock(&gs_w.lock);
     gs_w.running = false;
     pthread_cond_broadcast(&gs_w.done);
     pthread_mutex_unlock(&gs_w.lock);
     return NULL;
-}
-
-/* At exit, before the library's destructors: the bring-up stops after its current step, so that it starts
- * loading no library (cuSOLVER, say) while the program's exit unloads the others. */
-static void gs_warm_atexit(void)
-{
-    pthread_mutex_lock(&gs_w.lock);
-    gs_w.exiting = true;
-    pthread_mutex_unlock(&gs_w.lock);
 }
 
 int gs_warm_start(int family)
@@ -122,9 +181,9 @@ int gs_warm_start(int family)
     if (atomic_compare_exchange_strong(&gs.gpu_ready[family], &zero, 1))
         atomic_store_explicit(&gs.gpu_wanted_ns[family], gs_now_ns(), memory_order_relaxed);
     gs_w.want |= 1u << family;
-    if (!gs_w.hooked)
-        gs_w.hooked = atexit(gs_warm_atexit) == 0;
     if (!gs_w.running && !gs_w.exiting && gs_warm_next() >= 0) {
+        /* Before the thread exists: an exit from now on waits for it (gs_warm_atexit). */
+        atexit(gs_warm_atexit);
         int untried = GS_GPU_UNTRIED;
         atomic_compare_exchange_strong(&gs.gpu_state, &untried, GS_GPU_STARTING);
         /* The thread blocks every signal, so that the program's handlers run on its own threads only. */
@@ -157,21 +216,33 @@ static bool gs_warm_worth(const gs_call_t *c, double *deadline_s)
     return *deadline_s > 0;
 }
 
-int gs_warm_wait(gs_call_t *c, int family)
+/* Started by a call that did not wait, once it has returned: its CPU library then computed undisturbed (the
+ * loader's lock, which loading CUDA holds, and its page-table work slowed concurrent calls by up to 4 times on
+ * the H200 machine, even at the idle priority). */
+void gs_warm_later(int family)
+{
+    gs_warm_start(family);
+}
+
+int gs_warm_want(gs_call_t *c, int family)
 {
     double wait_s;
-    if (!gs_gpu_ready(family) && gs_warm_worth(c, &wait_s)) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        double end = (double)until.tv_sec + until.tv_nsec * 1e-9 + (wait_s < 1e6 ? wait_s : 1e6);
-        until.tv_sec = (time_t)end;
-        until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
-        pthread_mutex_lock(&gs_w.lock);
-        while (!gs_gpu_ready(family) && gs_w.running &&
-               pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
-            ;
-        pthread_mutex_unlock(&gs_w.lock);
+    if (!gs_warm_worth(c, &wait_s)) {
+        c->after = gs_warm_later, c->after_arg = family;
+        c->why = "gpu starting (CUDA is being brought up on a background thread)";
+        return GS_ENODEV;
     }
+    if (gs_warm_start(family) != GS_OK)
+        return GS_OK; /* no thread: the caller brings the GPU up itself */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    double end = (double)until.tv_sec + until.tv_nsec * 1e-9 + (wait_s < 1e6 ? wait_s : 1e6);
+    until.tv_sec = (time_t)end;
+    until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
+    pthread_mutex_lock(&gs_w.lock);
+    while (!gs_gpu_ready(family) && gs_w.running && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
+        ;
+    pthread_mutex_unlock(&gs_w.lock);
     if (gs_gpu_ready(family))
         return GS_OK;
     c->why = "gpu starting (CUDA is being brought up on a background thread)";

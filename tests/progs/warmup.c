@@ -1,6 +1,6 @@
 /* Calls during the GPU's background bring-up (tests/t_warmup.sh).  Usage: warmup CALLS PAUSE_MS [MODE], MODE one
  * of: fork (after the first call, a child makes two calls and exits; the parent waits for it, then goes on),
- * exit (returns from main right after the first call, with the bring-up under way), dgetrf (the calls after
+ * exit (returns from main PAUSE_MS after the first call, with the bring-up under way), dgetrf (the calls after
  * the first are LU factorisations, whose family brings up cuSOLVER on top).  Each call is a 128 x 128 DGEMM
  * (or DGETRF), PAUSE_MS apart; prints one line per call with its result's checksum, so that runs with and
  * without the shim can be compared. */
@@ -55,8 +55,10 @@ int main(int argc, char **argv)
         else
             product((unsigned)i, "main", i);
         fflush(stdout);
-        if (i == 0 && strcmp(mode, "exit") == 0)
+        if (i == 0 && strcmp(mode, "exit") == 0) {
+            usleep((useconds_t)pause_ms * 1000);
             return 0;
+        }
         if (i == 0 && strcmp(mode, "fork") == 0) {
             pid_t pid = fork();
             if (pid == 0) {

@@ -547,13 +547,25 @@ cudaError_t cudaDriverGetVersion(int *version)
 
 /* As the real runtime: no driver, or one of an older major version, is cudaErrorInsufficientDriver; an empty or
  * negative CUDA_VISIBLE_DEVICES hides every device. */
+static atomic_int standin_down;
+static void standin_down_handler(void)
+{
+    atomic_store(&standin_down, 1);
+}
+
 cudaError_t cudaGetDeviceCount(int *count)
 {
-    /* GS_STANDIN_UP_MS: the first call takes that long, as a real driver's start does (tests/t_warmup.sh). */
+    /* GS_STANDIN_UP_MS: the first call takes that long, as a real driver's start does, and registers an exit
+     * handler, as the real runtime does as it starts: a call still running when that handler has run is one
+     * that an exit tore the library down under (tests/t_warmup.sh). */
     static atomic_int started;
     const char *up = getenv("GS_STANDIN_UP_MS");
-    if (up && !atomic_exchange(&started, 1))
+    if (up && !atomic_exchange(&started, 1)) {
+        atexit(standin_down_handler);
         usleep((useconds_t)atoi(up) * 1000);
+        if (atomic_load(&standin_down))
+            fprintf(stderr, "standin: cudaGetDeviceCount ran on after the runtime's exit handler\n");
+    }
     if (standin_fail("cudaGetDeviceCount"))
         return cudaErrorUnknown;
     if (driver_version() / 1000 < STANDIN_RUNTIME / 1000)

@@ -221,6 +221,7 @@ START_TEST(test_policy_model)
     ck_assert_int_eq(gs_policy_parse(r, "d* min_flops=1e6 cpu_gflops=500 gpu_gflops=50000 link_gbps=50 "
                                         "latency_us=100\ndsyrk min_flops=2e6\n"
                                         "dtrsm cpu_us=500 threads=16 registered_gbps=100 register_gbps=20\n"
+                                        "dsymm cpu_gbps=100\n"
                                         "fftw_execute cpu_gflops=500 gpu_gflops=50000 link_gbps=50 latency_us=100 "
                                         "setup_us=2000 bringup_us=1e6\n",
                                      "test", NULL),
@@ -255,6 +256,8 @@ START_TEST(test_policy_model)
         /* the same, but an input that stays on the device, used by 3 calls before: a quarter of 6 ms is borne */
         {GS_R_DTRSM, 1e9, {.registered = 1e8, .reg = 1e8, .invest = 1e8, .again = 3}, 0, 0, 0, GS_WHERE_GPU, 2.5,
          6.1},
+        /* the CPU's memory traffic: 2e8 bytes at 100 GB/s add 2 ms */
+        {GS_R_DSYMM, 1e9, {.staged = 1e6, .touched = 2e8}, 0, 0, 0, GS_WHERE_GPU, 4, 0.12},
         /* on 4 of the rule's 16 threads the CPU takes 4 times as long */
         {GS_R_DTRSM, 1e9, {.staged = 4e8}, 0, 0, 4, GS_WHERE_GPU, 8.5, 8.1},
         /* a shape's first call bears its setup (2 ms: 2.12 against 2), a later one a share of it (1.12) */
