@@ -58,7 +58,7 @@ check "8 threads logging at once: every line valid, one record per call the summ
 # The cost model's predictions: each call it weighed has both sides' seconds, from the policy's rates (here
 # cpu_gflops=10 on any number of threads, gpu_gflops=100, link_gbps=1, latency_us=100, no setup), and the report sets them against the
 # measured times.
-printf 'dgemm min_flops=0 cpu_gflops=10 threads=0 gpu_gflops=100 link_gbps=1 latency_us=100 setup_us=0\n' \
+printf 'dgemm min_flops=0 cpu_gflops=10 threads=0 cpu_gbps=0 gpu_gflops=100 link_gbps=1 latency_us=100 setup_us=0\n' \
     >$W/model.policy
 shim GPUSHIM_POLICY=$W/model.policy GPUSHIM_LOG=$W/model.log $PYV -c '
 import numpy as np

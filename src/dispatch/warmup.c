@@ -1,13 +1,14 @@
 /* The GPU's bring-up and its state: brought up once, remembered when that fails.  Under GPUSHIM_WARMUP=lazy
  * or eager on a background thread: CUDA's runtime, the context, the streams, cuBLAS and the staging buffers,
  * then each family's library that calls have wanted (cuSOLVER, cuFFT), while the calls that want them run on
- * the CPU; under off, by the first call that wants the GPU (gpu.c).  The thread runs at the idle priority
- * (SCHED_IDLE): at normal priority it slowed the CPU library's threads, computing those calls meanwhile, by 2
- * to 4 times in LAPACK (bench/RESULTS.md).  A fork waits for a bring-up under way, so that no child inherits
- * one half done (and the child never uses the GPU: gpu.c). */
+ * the CPU; under off, by the first call that wants the GPU (gpu.c).  The thread starts once the call that
+ * wanted the GPU has returned, unless that call waits for it: a bring-up slows the CPU library's calls that run
+ * meanwhile (the loader's lock, the kernel's page-table work), by up to 4 times on the H200 machine, whatever
+ * the thread's priority; at the idle priority it did not finish at all in a process that kept every core
+ * busy.  A fork waits for a bring-up under way, so that no child inherits one half done (and the child never
+ * uses the GPU: gpu.c); so does an exit. */
 #include <dlfcn.h>
 #include <math.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -146,8 +147,6 @@ static int gs_warm_step(void)
 static void *gs_warm_main(void *arg)
 {
     (void)arg;
-    struct sched_param idle = {0};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle); /* best effort */
     gs_msg_defer = gs_warm_self = true;
     while (!gs_warm_step()) {
         pthread_mutex_lock(&gs_w.lock);
@@ -203,22 +202,24 @@ int gs_warm_start(int family)
     return rc;
 }
 
+/* The share of the CPU's time that the GPU, bring-up included, must stay under for a call to wait for it: a
+ * margin for a bring-up slower than the policy says. */
+#define GS_WARM_MARGIN 0.8
+
 /* Whether the call should wait for the bring-up: forced onto the GPU, or the model (c->pred_*, bring-up
- * included) puts the GPU below half the CPU's time, a margin for a bring-up slower than the policy says.  Then
- * *deadline_s is how long waiting can still pay. */
+ * included) puts the GPU below GS_WARM_MARGIN of the CPU's time.  Then *deadline_s is how long waiting can
+ * still pay. */
 static bool gs_warm_worth(const gs_call_t *c, double *deadline_s)
 {
     if (gs.opt.offload == GS_OFFLOAD_ALWAYS)
         return *deadline_s = INFINITY, true;
-    if (!(c->pred_cpu > 0 && c->pred_gpu > 0 && c->pred_gpu < c->pred_cpu / 2))
+    if (!(c->pred_cpu > 0 && c->pred_gpu > 0 && c->pred_gpu < c->pred_cpu * GS_WARM_MARGIN))
         return false;
-    *deadline_s = c->pred_cpu / 2 - (c->pred_gpu - c->pred_wait);
+    *deadline_s = c->pred_cpu * GS_WARM_MARGIN - (c->pred_gpu - c->pred_wait);
     return *deadline_s > 0;
 }
 
-/* Started by a call that did not wait, once it has returned: its CPU library then computed undisturbed (the
- * loader's lock, which loading CUDA holds, and its page-table work slowed concurrent calls by up to 4 times on
- * the H200 machine, even at the idle priority). */
+/* Started by a call that did not wait, once it has returned: its CPU library then computed undisturbed. */
 void gs_warm_later(int family)
 {
     gs_warm_start(family);

@@ -255,9 +255,8 @@ void gs_xfer_start(int dev)
     x->state = 2;
 }
 
-/* The copy threads, made by the engine's first call rather than at bring-up: the bring-up thread runs at the
- * idle priority (dispatch/warmup.c), which threads inherit and an unprivileged process cannot raise again.
- * With the GPU lock held. */
+/* The copy threads, made by the engine's first copy rather than at bring-up, which may be on gpushim's own
+ * thread (dispatch/warmup.c): they take the attributes of a thread of the program's.  With the GPU lock held. */
 static void gs_xfer_spawn(gs_engine_t *x)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
