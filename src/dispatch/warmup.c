@@ -101,7 +101,7 @@ static void gs_warm_atexit(void)
  * bring-up thread: exit runs those before gs_warm_atexit, registered earlier, so a program exiting during a
  * step unloaded CUDA under the thread (Python's exits crashed so on the H200 machine).  Each handler the thread
  * registers is wrapped: it first waits for the step under way. */
-#define GS_WARM_HANDLERS 256
+#define GS_WARM_HANDLERS 1024
 static struct {
     void (*fn)(void *);
     void *arg;
@@ -133,11 +133,9 @@ GS_EXPORT int __cxa_atexit(void (*fn)(void *), void *arg, void *dso)
     return next(fn, arg, dso);
 }
 
-/* Between two steps of the bring-up: non-zero when the program is exiting.  Exit handlers run last registered
- * first, so gs_warm_atexit is registered again after each step, above those of the libraries loaded so far. */
+/* Between two steps of the bring-up: non-zero when the program is exiting. */
 static int gs_warm_step(void)
 {
-    atexit(gs_warm_atexit);
     pthread_mutex_lock(&gs_w.lock);
     bool stop = gs_w.exiting;
     pthread_mutex_unlock(&gs_w.lock);
