@@ -56,9 +56,9 @@
  *     #define GS_ROUTINE(ID, op, P, name, conv) GS_CONV_##conv(X, ID, P, name)
  *     #include "core/routines.def"
  *     #undef GS_ROUTINE                                                                                   */
-/* The C library's registration of exit handlers, which gpushim interposes for its bring-up thread
+/* The C library's registration of exit and fork handlers, which gpushim interposes for its bring-up thread
  * (dispatch/warmup.c). */
-#define GS_EXIT_HOOKS(X) X(__cxa_atexit)
+#define GS_EXIT_HOOKS(X) X(__cxa_atexit) X(__register_atfork)
 
 /* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
 #define GS_MEMORY_HOOKS(X) \

@@ -82,18 +82,24 @@ static int gs_warm_next(void)
     return -1;
 }
 
-/* At exit: the bring-up stops after the step under way, which exit waits for (GS_WARM_FORK_WAIT_S at most),
- * so that the CUDA libraries' own exit handlers and destructors never run while the thread is inside them
- * (exits during a bring-up crashed without this on the H200 machine). */
-static void gs_warm_atexit(void)
+/* With gs_w.lock held: waits for the thread to end, GS_WARM_FORK_WAIT_S at most. */
+static void gs_warm_join_locked(void)
 {
-    pthread_mutex_lock(&gs_w.lock);
-    gs_w.exiting = true;
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += GS_WARM_FORK_WAIT_S;
     while (gs_w.running && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
         ;
+}
+
+/* At exit: the bring-up stops after the step under way, which exit waits for, so that the CUDA libraries' own
+ * exit handlers and destructors never run while the thread is inside them (exits during a bring-up crashed
+ * without this on the H200 machine). */
+static void gs_warm_atexit(void)
+{
+    pthread_mutex_lock(&gs_w.lock);
+    gs_w.exiting = true;
+    gs_warm_join_locked();
     pthread_mutex_unlock(&gs_w.lock);
 }
 
@@ -253,13 +259,49 @@ int gs_warm_want(gs_call_t *c, int family)
 static void gs_warm_prepare(void)
 {
     pthread_mutex_lock(&gs_w.lock);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += GS_WARM_FORK_WAIT_S;
-    while (gs_w.running && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
-        ;
+    gs_warm_join_locked();
 }
 GS_LIFE_HOOK(GS_LIFE_FORK_PREPARE, gs_warm_prepare);
+
+/* The same for fork handlers: a library loaded by the bring-up registers its own, which run before
+ * gpushim's, and whose prepare may take a lock that the bring-up then waits for (the stand-in's does:
+ * tests/t_warmup.sh, "fork").  Each prepare handler the thread registers first waits for the bring-up. */
+#define GS_WARM_FORKS 8
+static void (*gs_warm_fork_prepare[GS_WARM_FORKS])(void);
+static void gs_warm_fork_join(void)
+{
+    pthread_mutex_lock(&gs_w.lock);
+    gs_warm_join_locked();
+    pthread_mutex_unlock(&gs_w.lock);
+}
+#define GS_X_TRAMP(i) \
+    static void gs_warm_tramp##i(void) \
+    { \
+        gs_warm_fork_join(); \
+        gs_warm_fork_prepare[i](); \
+    }
+GS_X_TRAMP(0) GS_X_TRAMP(1) GS_X_TRAMP(2) GS_X_TRAMP(3) GS_X_TRAMP(4) GS_X_TRAMP(5) GS_X_TRAMP(6) GS_X_TRAMP(7)
+static void (*const gs_warm_tramps[GS_WARM_FORKS])(void) = {gs_warm_tramp0, gs_warm_tramp1, gs_warm_tramp2,
+    gs_warm_tramp3, gs_warm_tramp4, gs_warm_tramp5, gs_warm_tramp6, gs_warm_tramp7};
+static atomic_int gs_warm_nforks;
+
+GS_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso)
+{
+    static _Atomic(void *) real;
+    void *r = atomic_load_explicit(&real, memory_order_relaxed);
+    if (!r)
+        atomic_store_explicit(&real, r = dlsym(RTLD_NEXT, "__register_atfork"), memory_order_relaxed);
+    int (*next)(void (*)(void), void (*)(void), void (*)(void), void *) =
+        (int (*)(void (*)(void), void (*)(void), void (*)(void), void *))r;
+    if (!next)
+        return -1;
+    int i;
+    if (gs_warm_self && prepare && (i = atomic_fetch_add(&gs_warm_nforks, 1)) < GS_WARM_FORKS) {
+        gs_warm_fork_prepare[i] = prepare;
+        prepare = gs_warm_tramps[i];
+    }
+    return next(prepare, parent, child, dso);
+}
 
 static void gs_warm_parent(void)
 {
