@@ -54,6 +54,17 @@ check "off: results equal" same $W/off.out $W/ref.out
 check "off: every call on the GPU" test "$(count $W/off.log -- where=gpu)" = 8
 check "off: the first call waited for the bring-up" awk -v s="$(first $W/off.log seconds)" 'BEGIN { exit !(s >= 0.3) }'
 
+# A call that the model says is far faster on the GPU, bring-up included, waits for it: here the CPU is
+# predicted at 4 s a product and the bring-up at 0.3 s.
+printf 'dgemm min_flops=0 cpu_gflops=0.001 cpu_gbps=0 threads=0 gpu_gflops=1000 link_gbps=10 bringup_us=300000\n' \
+    >$W/slowcpu.policy
+shim GPUSHIM_WARMUP=lazy GPUSHIM_POLICY=$W/slowcpu.policy GS_STANDIN_UP_MS=300 GPUSHIM_LOG=$W/waits.log \
+    $P 3 0 >$W/waits.out
+check "lazy: a call that gains more than the bring-up waits for it, then runs on the GPU" \
+    sh -c "[ $(count $W/waits.log -- where=gpu) = 3 ] &&
+        awk -v s=$(first $W/waits.log seconds) -v w=$(first $W/waits.log predicted_wait_s) \
+        'BEGIN { exit !(s >= 0.25 && w > 0.25) }'"
+
 # forced onto the GPU: the first call waits for the background bring-up.
 run forced GPUSHIM_OFFLOAD=always GS_STANDIN_UP_MS=300 -- 8 0
 check "forced: every call on the GPU" test "$(count $W/forced.log -- where=gpu)" = 8
