@@ -15,13 +15,15 @@ LAPACK = ["dgetrf", "dpotrf", "dgeqrf", "dsyevd", "sgetrf", "spotrf"]
 FFT = ["fftw_execute", "fftwf_execute"]
 MODEL = {"min_flops", "cpu_gflops", "cpu_us", "gpu_gflops", "link_gbps", "latency_us"}
 TIMES = {"cpu_us", "latency_us", "setup_us", "bringup_us"}  # may be 0
+ZERO = {"cpu_gbps"}  # always 0: the fit has no memory term for the CPU
 HEADER = ("min_flops", "cpu_gflops", "gpu_gflops", "link_gbps", "latency_us", "setup_us")  # the log's rules
 
 
 def expected(pattern, gpu):
     """(keys a line must have, keys it may have)."""
     if pattern == "*":
-        return ({"threads", "bringup_us"}, {"registered_gbps", "register_gbps"}) if gpu else ({"threads"}, set())
+        return ({"threads", "bringup_us", "cpu_gbps"}, {"registered_gbps", "register_gbps"}) if gpu else \
+            ({"threads", "cpu_gbps"}, set())
     if not gpu:
         return {"cpu_gflops", "cpu_us"}, {"threads"} if pattern in FFT else set()
     need = MODEL | ({"bringup_us"} if pattern in LAPACK + FFT else set()) | ({"setup_us"} if pattern in FFT else set())
@@ -44,7 +46,7 @@ def main(path, mode, log=None):
             faults.append(f"{pattern}: keys {sorted(keys)}, not {sorted(need)} and maybe {sorted(may)}")
         for k, v in keys.items():
             x = float(v)
-            if not math.isfinite(x) or x < 0 or (x == 0 and k not in TIMES):
+            if not math.isfinite(x) or x < 0 or (x == 0 and k not in TIMES | ZERO) or (x != 0 and k in ZERO):
                 faults.append(f"{pattern}: {k}={v}")
     faults += [f"a line for {p}, which is not measured" for p in rules]
     if log:
