@@ -122,13 +122,20 @@ static void gs_warm_handler(void *p)
     h->fn(h->arg);
 }
 
+/* The C library's definition of an interposed function, looked up once into *slot. */
+static void *gs_warm_libc(_Atomic(void *) *slot, const char *name)
+{
+    void *f = atomic_load_explicit(slot, memory_order_relaxed);
+    if (!f)
+        atomic_store_explicit(slot, f = dlsym(RTLD_NEXT, name), memory_order_relaxed);
+    return f;
+}
+
 GS_EXPORT int __cxa_atexit(void (*fn)(void *), void *arg, void *dso)
 {
     static _Atomic(void *) real;
-    void *r = atomic_load_explicit(&real, memory_order_relaxed);
-    if (!r)
-        atomic_store_explicit(&real, r = dlsym(RTLD_NEXT, "__cxa_atexit"), memory_order_relaxed);
-    int (*next)(void (*)(void *), void *, void *) = (int (*)(void (*)(void *), void *, void *))r;
+    int (*next)(void (*)(void *), void *, void *) =
+        (int (*)(void (*)(void *), void *, void *))gs_warm_libc(&real, "__cxa_atexit");
     if (!next)
         return -1;
     int i;
@@ -288,11 +295,8 @@ static atomic_int gs_warm_nforks;
 GS_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso)
 {
     static _Atomic(void *) real;
-    void *r = atomic_load_explicit(&real, memory_order_relaxed);
-    if (!r)
-        atomic_store_explicit(&real, r = dlsym(RTLD_NEXT, "__register_atfork"), memory_order_relaxed);
     int (*next)(void (*)(void), void (*)(void), void (*)(void), void *) =
-        (int (*)(void (*)(void), void (*)(void), void (*)(void), void *))r;
+        (int (*)(void (*)(void), void (*)(void), void (*)(void), void *))gs_warm_libc(&real, "__register_atfork");
     if (!next)
         return -1;
     int i;
