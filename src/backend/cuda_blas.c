@@ -41,8 +41,8 @@ static int gs_cuda_up(char *why, size_t n, int (*step)(void))
         return GS_ENODEV;
     gs_call_t c = {.why = "", .dev = 0};
     if (gs_device_start(&c, 0, gs.opt.device) == GS_OK) {
-        if (step && step() != 0)
-            return snprintf(why, n, "the bring-up was stopped: the program is exiting"), GS_ENODEV;
+        if (gs_cuda_step(step, why, n) != GS_OK)
+            return GS_ENODEV;
         gs_xfer_start(0);
         gs_cuda_describe(why, n);
         return GS_OK;

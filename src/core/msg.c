@@ -14,10 +14,11 @@ static atomic_int gs_msg_count;
 _Thread_local bool gs_msg_defer;
 
 /* Messages deferred: a few lines, in order; more are dropped. */
+#define GS_MSG_DEFERRED 4
 static struct {
     pthread_mutex_t lock;
-    char text[4][640];
-    size_t len[4];
+    char text[GS_MSG_DEFERRED][640];
+    size_t len[GS_MSG_DEFERRED];
     int n;
 } gs_deferred = {.lock = PTHREAD_MUTEX_INITIALIZER};
 static atomic_bool gs_msg_pending;
@@ -32,7 +33,7 @@ __attribute__((format(printf, 1, 0))) static void gs_msg_write(const char *fmt, 
     buf[len++] = '\n';
     if (gs_msg_defer) {
         pthread_mutex_lock(&gs_deferred.lock);
-        if (gs_deferred.n < 4) {
+        if (gs_deferred.n < GS_MSG_DEFERRED) {
             memcpy(gs_deferred.text[gs_deferred.n], buf, (size_t)len);
             gs_deferred.len[gs_deferred.n++] = (size_t)len;
             atomic_store(&gs_msg_pending, true);

@@ -156,16 +156,19 @@ static int gs_cuda_load_runtime(int *count, char *why, size_t n)
     return GS_ENODEV;
 }
 
-/* The reason a bring-up stopped at a step. */
-#define GS_CUDA_STOPPED "the bring-up was stopped: the program is exiting"
+int gs_cuda_step(int (*step)(void), char *why, size_t n)
+{
+    if (!step || step() == 0)
+        return GS_OK;
+    snprintf(why, n, "the bring-up was stopped: the program is exiting");
+    return GS_ENODEV;
+}
 
 int gs_cuda_load(char *why, size_t n, int (*step)(void))
 {
     int count = 0;
-    if (gs_cuda_load_runtime(&count, why, n) != GS_OK)
+    if (gs_cuda_load_runtime(&count, why, n) != GS_OK || gs_cuda_step(step, why, n) != GS_OK)
         return GS_ENODEV;
-    if (step && step() != 0)
-        return snprintf(why, n, GS_CUDA_STOPPED), GS_ENODEV;
     if (gs.opt.device >= count) {
         const char *visible = getenv("CUDA_VISIBLE_DEVICES");
         snprintf(why, n, "GPUSHIM_DEVICE=%d, but there are only %d devices%s%s%s", gs.opt.device, count,
@@ -176,10 +179,8 @@ int gs_cuda_load(char *why, size_t n, int (*step)(void))
     gs_cuda.cudaDriverGetVersion(&gs_cuda.driver_version);
     gs_cuda.cudaRuntimeGetVersion(&gs_cuda.runtime_version);
     void *blas = gs_cuda_open("cublas", gs_cuda_major, why, n);
-    if (!blas)
+    if (!blas || gs_cuda_step(step, why, n) != GS_OK)
         return GS_ENODEV;
-    if (step && step() != 0)
-        return snprintf(why, n, GS_CUDA_STOPPED), GS_ENODEV;
     void *lib = blas;
     GS_CUBLAS_FUNCS(GS_X_LOAD)
     for (int op = 0; op < GS_NOPS; op++)

@@ -55,6 +55,9 @@ GS_HIDDEN void gs_cuda_version(char *out, size_t n, int version);
  * sees.  0, or negative with a reason in why.  step, when not NULL, runs after each library is loaded and
  * stops the loading when it returns non-zero (the backend's up, dispatch/backend.h). */
 GS_HIDDEN int gs_cuda_load(char *why, size_t n, int (*step)(void));
+/* Between two steps of a bring-up: runs step (when not NULL); GS_OK to go on, or GS_ENODEV with the reason in
+ * why when it says stop. */
+GS_HIDDEN int gs_cuda_step(int (*step)(void), char *why, size_t n);
 
 /* Records a failed CUDA call in c->why ("gpu error: NAME: MESSAGE (STATUS) at FILE:LINE") and returns
  * GS_ENOMEM for an allocation failure, GS_EGPU otherwise. */

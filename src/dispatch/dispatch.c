@@ -56,10 +56,11 @@ int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args)
     if (why)
         return gs_call_cpu(c, why), GS_RUN_CPU;
     bool capable = gs_backend->op[gs_routines[c->routine].op] != NULL;
-    int family = gs_ops[gs_routines[c->routine].op].family;
-    if (gs.opt.warmup == GS_WARMUP_EAGER && capable && gs.opt.offload != GS_OFFLOAD_NEVER &&
-        !atomic_load_explicit(&gs.gpu_ready[family], memory_order_relaxed))
-        c->after = gs_warm_later, c->after_arg = family;
+    if (gs.opt.warmup == GS_WARMUP_EAGER && capable && gs.opt.offload != GS_OFFLOAD_NEVER) {
+        int family = gs_ops[gs_routines[c->routine].op].family;
+        if (!atomic_load_explicit(&gs.gpu_ready[family], memory_order_relaxed))
+            c->after = gs_warm_later, c->after_arg = family;
+    }
     if (gs_policy_decide(c, capable) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     return gs_dispatch_further(c, f, args);

@@ -62,8 +62,8 @@ double gs_gpu_left(const gs_call_t *c)
     return left > expect / 10 ? left : expect / 10; /* late: some of it is surely still to come */
 }
 
-/* A fork waits this long at most for a bring-up under way. */
-#define GS_WARM_FORK_WAIT_S 10
+/* A fork or an exit waits this long at most for a bring-up under way. */
+#define GS_WARM_JOIN_S 10
 
 static struct {
     pthread_mutex_t lock; /* guards the rest */
@@ -82,12 +82,24 @@ static int gs_warm_next(void)
     return -1;
 }
 
-/* With gs_w.lock held: waits for the thread to end, GS_WARM_FORK_WAIT_S at most. */
+/* The reason of a call that the bring-up sends to the CPU. */
+#define GS_WARM_STARTING "gpu starting (CUDA is being brought up on a background thread)"
+
+/* The time s seconds from now, for pthread_cond_timedwait. */
+static struct timespec gs_warm_until(double s)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    double end = (double)t.tv_sec + t.tv_nsec * 1e-9 + (s < 1e6 ? s : 1e6);
+    t.tv_sec = (time_t)end;
+    t.tv_nsec = (long)((end - (double)t.tv_sec) * 1e9);
+    return t;
+}
+
+/* With gs_w.lock held: waits for the thread to end, GS_WARM_JOIN_S at most. */
 static void gs_warm_join_locked(void)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += GS_WARM_FORK_WAIT_S;
+    struct timespec until = gs_warm_until(GS_WARM_JOIN_S);
     while (gs_w.running && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
         ;
 }
@@ -241,27 +253,23 @@ int gs_warm_want(gs_call_t *c, int family)
     double wait_s;
     if (!gs_warm_worth(c, &wait_s)) {
         c->after = gs_warm_later, c->after_arg = family;
-        c->why = "gpu starting (CUDA is being brought up on a background thread)";
+        c->why = GS_WARM_STARTING;
         return GS_ENODEV;
     }
     if (gs_warm_start(family) != GS_OK)
         return GS_OK; /* no thread: the caller brings the GPU up itself */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    double end = (double)until.tv_sec + until.tv_nsec * 1e-9 + (wait_s < 1e6 ? wait_s : 1e6);
-    until.tv_sec = (time_t)end;
-    until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
+    struct timespec until = gs_warm_until(wait_s);
     pthread_mutex_lock(&gs_w.lock);
     while (!gs_gpu_ready(family) && gs_w.running && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
         ;
     pthread_mutex_unlock(&gs_w.lock);
     if (gs_gpu_ready(family))
         return GS_OK;
-    c->why = "gpu starting (CUDA is being brought up on a background thread)";
+    c->why = GS_WARM_STARTING;
     return GS_ENODEV;
 }
 
-/* Before a fork: a bring-up under way finishes first (for GS_WARM_FORK_WAIT_S at most), and none starts until
+/* Before a fork: a bring-up under way finishes first (for GS_WARM_JOIN_S at most), and none starts until
  * the fork is done. */
 static void gs_warm_prepare(void)
 {

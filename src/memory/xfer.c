@@ -7,7 +7,6 @@
  * no copy thread sits idle waiting for the GPU.  Each buffer carries an event recorded after its last copy:
  * nobody writes a buffer whose previous copy may still be running.  Each device has an engine of its own
  * (gs_xfer, indexed like gs_devices), whose threads work on that device. */
-#include <sched.h>
 #include <signal.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
