@@ -5,6 +5,7 @@ usage: logq.py check LOG...                  every line is a JSON object; the fi
                                              (VALUE is a shell wildcard: *, ? and [...])
        logq.py sum FIELD LOG... [-- KEY=VALUE...]
        logq.py values FIELD LOG... [-- KEY=VALUE...]  distinct values of FIELD, one a line
+       logq.py first FIELD LOG... [-- KEY=VALUE...]   FIELD of the first matching call record
        logq.py exit FIELD LOG                    FIELD of the log's exit record
 """
 import fnmatch
@@ -52,6 +53,8 @@ def main(argv):
     elif cmd == "values":
         for v in sorted({str(r.get(args[0])) for r in records(args[1:]) if matches(r, conds)}):
             print(v)
+    elif cmd == "first":
+        print(next((r.get(args[0]) for r in records(args[1:]) if matches(r, conds)), None))
     elif cmd == "exit":
         with open(args[1]) as f:
             ends = [r for r in map(json.loads, f) if "exit" in r]

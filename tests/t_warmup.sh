@@ -16,16 +16,7 @@ same() {
          END { exit bad || n == 0 }' "$2" "$1"
 }
 # first LOG FIELD [ROUTINE]: FIELD of the log's first call record (of ROUTINE).
-first() {
-    $PY - "$@" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if "routine" in r and (len(sys.argv) < 4 or r["routine"] == sys.argv[3]):
-        print(r.get(sys.argv[2]))
-        break
-PY
-}
+first() { $PY "$ROOT/tests/logq.py" first "$2" "$1" -- "routine=${3:-*}"; }
 # run NAME VAR=VALUE... -- ARGS...: the program under the shim, with every call above the threshold (and little
 # staging memory, which the stand-in's bring-up would take a while to allocate on a busy machine).
 run() {
