@@ -278,7 +278,7 @@ $(B)/tests/xfer: bench/xfer.c $(LIB_OBJS) | $(B)/tests
 	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) -O2 $< $(LIB_OBJS) -o $@ -ldl -lpthread -lm
 
 # The FFT benchmark's program (bench/fft.sh), FFTW named by soname: FFTW's run-time packages alone link it.
-$(B)/bench/fft: bench/fft.c bench/pool.h
+$(B)/bench/fft: bench/fft.c bench/pool.h bench/settle.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -l:libfftw3_threads.so.3 -l:libfftw3f_threads.so.3 -l:libfftw3.so.3 \
 		-l:libfftw3f.so.3 -lm -lpthread

@@ -8,6 +8,7 @@ import json
 import time
 
 import numpy as np
+from settle import settle
 
 ap = argparse.ArgumentParser()
 ap.add_argument("sizes", type=int, nargs="+")
@@ -20,6 +21,7 @@ for n in args.sizes:
     a = rng.standard_normal((n, n)).astype(args.dtype)
     b = rng.standard_normal((n, n)).astype(args.dtype)
     c = a @ b
+    settle()
     times = []
     for _ in range(args.repeat):
         t = time.perf_counter()

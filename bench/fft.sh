@@ -87,7 +87,8 @@ for m in $LARGE_MODES $STEP_MODES $SMALL_MODES; do
         *) die "unknown mode '$m'" ;; esac
 done
 case " $STEP_MODES $SMALL_MODES " in *" cupy "*) die "cupy runs the LARGE cases only" ;; esac
-if [ ! -x $PROG ] || [ bench/fft.c -nt $PROG ] || [ bench/pool.h -nt $PROG ]; then
+if [ ! -x $PROG ] || [ bench/fft.c -nt $PROG ] || [ bench/pool.h -nt $PROG ] ||
+    [ bench/settle.h -nt $PROG ]; then
     say "building $PROG"
     make --no-print-directory $PROG >&2 || [ -x $PROG ] || die "could not build $PROG"
 fi

@@ -12,7 +12,8 @@
 #                               a square product
 #   MODES [all nine]            e.g. "c:cpu c:gpushim-auto numpy:cupy"; tools c and numpy; modes cpu,
 #                               gpushim-auto, gpushim-forced, nvblas, nvblas-autopin (c only), cupy (numpy only)
-#   REPEAT [5]                  timed runs per case at most, after one warm-up run
+#   REPEAT [5]                  timed runs per case at most, after one warm-up run (and under gpushim the
+#                               bring-up it started: bench/settle.h)
 #   BUDGET_S [0.5]              stop a case's timed runs once they have used more than this (at least one run)
 #   CPU_MAX_N [s=8192 d=8192 c=4096 z=4096]   the cpu modes skip cases with m n k above N^3 (a number alone
 #                               applies to every precision); NVBLAS_MAX_N [s=8192 d=16384 c=8192 z=8192] the same
@@ -109,6 +110,7 @@ if [ ! -f "$ADAPTER" ] || [ bench/blas_adapter.c -nt "$ADAPTER" ]; then
         -o "$ADAPTER" bench/blas_adapter.c -ldl -lpthread
 fi
 if [ ! -x $BB/gemm_c ] || [ bench/gemm_c.c -nt $BB/gemm_c ] || [ bench/pool.h -nt $BB/gemm_c ] ||
+    [ bench/settle.h -nt $BB/gemm_c ] ||
     [ "$ADAPTER" -nt $BB/gemm_c ]; then
     say "building $BB/gemm_c"
     $CC -O2 -std=c11 -Wall -Wextra -o $BB/gemm_c bench/gemm_c.c -L$BB -lgsbench_blas -Wl,-rpath,"\$ORIGIN" -lm

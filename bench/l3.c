@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "settle.h"
+
 typedef void fn_t();
 
 static double now(void)
@@ -84,6 +86,7 @@ int main(int argc, char **argv)
             }
             for (const char *const *op = cx ? complex_ops : real_ops; *op; op++) {
                 call(*p, *op, n, a, b, c); /* warm-up */
+                bench_settle();
                 double best = 1e30, spent = 0;
                 for (int r = 0; r < 5 && spent < 0.5; r++) {
                     double t = now();

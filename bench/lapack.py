@@ -19,6 +19,7 @@ import sys
 import time
 
 import numpy as np
+from settle import settle
 
 backend = sys.argv[1]
 cases = sys.argv[2:] or ["solve", "inv", "cholesky", "eigh", "svd", "svdvals", "qr", "det", "lstsq", "eig", "lu",
@@ -93,6 +94,7 @@ def run_cupy(case, a, b):
 
 
 (run_cupy if backend == "cupy" else run_numpy)("solve", *data("solve", 2048))
+settle()
 for case in cases:
     if backend == "cupy" and case == "cho" and not hasattr(cla, "cho_factor"):
         continue

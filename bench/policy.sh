@@ -7,6 +7,9 @@
 #          arrays and one W updated in place; also the default policy with GPUSHIM_CACHE=0
 #   gemm l3 lapack cache fft dgemm   bench/gemm.sh, l3.sh, lapack.sh, cache.sh, fft.sh and run.sh's DGEMM,
 #          reduced, each in its CPU, gpushim default and gpushim forced modes, each gpushim run with its log
+# The sub-benchmarks time their calls after a warm-up and, under gpushim, after the bring-up that the warm-up
+# started in the background (bench/settle.h, settle.py: gpushim_gpu_wait), as a forced run times its own after
+# the bring-up that its warm-up waited for: steady state against steady state.  The first part times the rest.
 # Then bench/policy_report.py writes bench/results/policy.md (a table per part, the targets' summary, the cost
 # model's predictions against the measured times from every gpushim log of the run) and prints it.
 #

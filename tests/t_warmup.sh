@@ -59,6 +59,17 @@ check "lazy: a call that gains more than the bring-up waits for it, then runs on
         awk -v s=$(first $W/waits.log seconds) -v w=$(first $W/waits.log predicted_wait_s) \
         'BEGIN { exit !(s >= 0.25 && w > 0.25) }'"
 
+# gpushim_gpu_wait: 0 before any call wants the GPU; after the first call, 1 once the bring-up is done, and every
+# call after it on the GPU; 0 when its time runs out first, and 0 without a GPU.
+run wait GS_STANDIN_UP_MS=300 -- 5 10000 wait
+check "gpushim_gpu_wait: 0 before any call, 1 after the bring-up; then every call on the GPU" \
+    test "$(tr '\n' ' ' <$W/wait.err)/$(count $W/wait.log -- where=gpu)" = "before 0 after 1 /4"
+check "gpushim_gpu_wait: results equal" same $W/wait.out $W/ref.out
+run waitshort GS_STANDIN_UP_MS=2000 -- 2 50 wait
+check "gpushim_gpu_wait: 0 when the bring-up outlasts its time" grep -qx "after 0" $W/waitshort.err
+run waitnone GPUSHIM_CUDA_LIBDIR=$W/none -- 2 10000 wait
+check "gpushim_gpu_wait: 0 without a GPU, at once" grep -qx "after 0" $W/waitnone.err
+
 # forced onto the GPU: the first call waits for the background bring-up.
 run forced GPUSHIM_OFFLOAD=always GS_STANDIN_UP_MS=300 -- 8 0
 check "forced: every call on the GPU" test "$(count $W/forced.log -- where=gpu)" = 8

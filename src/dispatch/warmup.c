@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "dispatch/dispatch.h"
+#include "gpushim.h"
 
 const gs_backend_t *const gs_backend = &gs_cuda_backend;
 
@@ -267,6 +268,17 @@ int gs_warm_want(gs_call_t *c, int family)
         return GS_OK;
     c->why = GS_WARM_STARTING;
     return GS_ENODEV;
+}
+
+GS_EXPORT int gpushim_gpu_wait(double seconds)
+{
+    struct timespec until = gs_warm_until(seconds > 0 ? seconds : 0);
+    pthread_mutex_lock(&gs_w.lock);
+    while (gs_w.running && gs_warm_next() >= 0 && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
+        ;
+    bool ready = atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_UP && gs_warm_next() < 0;
+    pthread_mutex_unlock(&gs_w.lock);
+    return ready;
 }
 
 /* Before a fork: a bring-up under way finishes first (for GS_WARM_JOIN_S at most), and none starts until

@@ -1,9 +1,12 @@
 /* Calls during the GPU's background bring-up (tests/t_warmup.sh).  Usage: warmup CALLS PAUSE_MS [MODE], MODE one
  * of: fork (after the first call, a child makes two calls and exits; the parent waits for it, then goes on),
  * exit (returns from main PAUSE_MS after the first call, with the bring-up under way), dgetrf (the calls after
- * the first are LU factorisations, whose family brings up cuSOLVER on top).  Each call is a 128 x 128 DGEMM
+ * the first are LU factorisations, whose family brings up cuSOLVER on top), wait (gpushim_gpu_wait, before the
+ * first call with no time to wait and after it for PAUSE_MS, each result on stderr; the calls after it without
+ * pause).  Each call is a 128 x 128 DGEMM
  * (or DGETRF), PAUSE_MS apart; prints one line per call with its result's checksum, so that runs with and
  * without the shim can be compared. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,18 +46,32 @@ static void product(unsigned seed, const char *who, int call)
     printf("%s %d dgemm %.10e\n", who, call, sum(c, N * N));
 }
 
+/* gpushim_gpu_wait(seconds), looked up so that the program runs without the shim too: -1 without it. */
+static int gpu_wait(double seconds)
+{
+    int (*wait)(double) = (int (*)(double))dlsym(RTLD_DEFAULT, "gpushim_gpu_wait");
+    return wait ? wait(seconds) : -1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
     int calls = atoi(argv[1]), pause_ms = atoi(argv[2]);
     const char *mode = argc > 3 ? argv[3] : "";
+    int waits = strcmp(mode, "wait") == 0;
+    if (waits)
+        fprintf(stderr, "before %d\n", gpu_wait(0));
     for (int i = 0; i < calls; i++) {
         if (i > 0 && strcmp(mode, "dgetrf") == 0)
             lu((unsigned)i, "main", i);
         else
             product((unsigned)i, "main", i);
         fflush(stdout);
+        if (i == 0 && waits) {
+            fprintf(stderr, "after %d\n", gpu_wait(pause_ms * 1e-3));
+            pause_ms = 0;
+        }
         if (i == 0 && strcmp(mode, "exit") == 0) {
             usleep((useconds_t)pause_ms * 1000);
             return 0;
