@@ -86,7 +86,8 @@ int main(int argc, char **argv)
             }
             for (const char *const *op = cx ? complex_ops : real_ops; *op; op++) {
                 call(*p, *op, n, a, b, c); /* warm-up */
-                bench_settle();
+                if (bench_settle())
+                    call(*p, *op, n, a, b, c);
                 double best = 1e30, spent = 0;
                 for (int r = 0; r < 5 && spent < 0.5; r++) {
                     double t = now();

@@ -1,16 +1,17 @@
-"""After a benchmark's warm-up calls: wait for the GPU bring-up that they started under gpushim's default
-GPUSHIM_WARMUP=lazy (gpushim_gpu_wait, when gpushim is loaded), so that the timed calls meet the steady state
-that a forced run meets after its own warm-up.  The first call in a fresh process is first_call.py's to measure.
+"""After a benchmark's warm-up call: bring up the GPU that the call wanted and wait for it (gpushim_gpu_wait, when
+gpushim is loaded).  Under gpushim's default the warm-up ran on the CPU, so that when settle() returns 1 the
+benchmark makes its warm-up call once more: the timed calls then follow a first call on the GPU, as a forced
+run's do, steady state against steady state.  The first call in a fresh process is first_call.py's to measure.
 """
 import ctypes
 
 
 def settle(seconds=30.0):
-    """1 when the GPU is up, 0 when it is not, None without gpushim."""
+    """1 when the GPU is up, 0 when it is not (or gpushim is not loaded)."""
     try:
         wait = ctypes.CDLL(None).gpushim_gpu_wait
     except AttributeError:
-        return None
+        return 0
     wait.argtypes = [ctypes.c_double]
     wait.restype = ctypes.c_int
     return wait(seconds)

@@ -10,11 +10,12 @@ extern "C" {
 /* The library's version, such as "0.1.0". */
 const char *gpushim_version(void);
 
-/* Waits at most seconds for the GPU's bring-up that calls have started (on a background thread under
- * GPUSHIM_WARMUP=lazy or eager), cuSOLVER's and cuFFT's included where LAPACK or FFTW calls wanted them.
- * Returns 1 when the GPU is up and ready for every family that wanted it, 0 when it is not: no call has
- * wanted the GPU yet, there is no usable GPU, the process is a forked child, or the time ran out.  Starts
- * nothing.  A benchmark calls it after its warm-up calls, so that what it times next is the steady state. */
+/* Waits at most seconds for the GPU's bring-up (on a background thread under GPUSHIM_WARMUP=auto, lazy or
+ * eager), cuSOLVER's and cuFFT's included where LAPACK or FFTW calls wanted them; starts it first where calls
+ * have wanted the GPU but had not yet made it worth starting (auto).  Returns 1 when the GPU is up and ready
+ * for every family that wanted it, 0 when it is not: no call has wanted the GPU, there is no usable GPU, the
+ * process is a forked child, or the time ran out.  A benchmark calls it after its warm-up calls, so that what
+ * it times next is the steady state. */
 int gpushim_gpu_wait(double seconds);
 
 #ifdef __cplusplus

@@ -59,6 +59,26 @@ check "lazy: a call that gains more than the bring-up waits for it, then runs on
         awk -v s=$(first $W/waits.log seconds) -v w=$(first $W/waits.log predicted_wait_s) \
         'BEGIN { exit !(s >= 0.25 && w > 0.25) }'"
 
+# auto, the default: the bring-up starts once the calls that wanted the GPU would have gained on it what the
+# bring-up takes.  Here each product is predicted at 42 ms on the CPU and under 1 ms on the GPU, and the
+# bring-up at 0.3 s: four products stay below that, and never start it; the eighth starts it.
+printf 'dgemm min_flops=0 cpu_gflops=0.1 cpu_gbps=0 threads=0 gpu_gflops=1000 link_gbps=10 bringup_us=300000\n' \
+    >$W/gain.policy
+auto() { name=$1; shift; shim GPUSHIM_WARMUP=auto GPUSHIM_POLICY=$W/gain.policy GS_STANDIN_UP_MS=100 \
+    GPUSHIM_LOG=$W/$name.log $P "$@" >$W/$name.out 2>$W/$name.err; }
+auto autoshort 4 0
+check "auto: calls that gain less than the bring-up run on the CPU and never start it, saying why" \
+    sh -c "[ $(count $W/autoshort.log -- where=cpu why='gpu not started: the calls that wanted it*') = 4 ] &&
+        ! grep -q '\"event\":\"gpu' $W/autoshort.log"
+check "auto: results equal" same $W/autoshort.out $W/ref.out
+auto autolong 14 100
+check "auto: seven calls before the bring-up, the eighth starts it, the calls after it on the GPU" \
+    sh -c "[ $(count $W/autolong.log -- why='gpu not started*') = 7 ] &&
+        [ $(count $W/autolong.log -- why='gpu starting*') -ge 1 ] && [ $(count $W/autolong.log -- where=gpu) -ge 3 ]"
+auto autowait 3 10000 wait
+check "auto: gpushim_gpu_wait starts the bring-up that the calls wanted, and the calls after it use the GPU" \
+    test "$(tr '\n' ' ' <$W/autowait.err)/$(count $W/autowait.log -- where=gpu)" = "before 0 after 1 /2"
+
 # gpushim_gpu_wait: 0 before any call wants the GPU; after the first call, 1 once the bring-up is done, and every
 # call after it on the GPU; 0 when its time runs out first, and 0 without a GPU.
 run wait GS_STANDIN_UP_MS=300 -- 5 10000 wait
@@ -125,5 +145,5 @@ check "no GPU: every call on the CPU" test "$(count $W/none.log -- where=gpu)" =
 # A bad value is named, and the default kept.
 env LD_PRELOAD="$LIB" GPUSHIM_WARMUP=sometimes $P 1 0 >/dev/null 2>$W/bad.err
 check "GPUSHIM_WARMUP=sometimes: named, with what is accepted" \
-    grep -q "GPUSHIM_WARMUP='sometimes' is not valid: use lazy, eager or off; using the default" $W/bad.err
+    grep -q "GPUSHIM_WARMUP='sometimes' is not valid: use auto, lazy, eager or off; using the default" $W/bad.err
 finish

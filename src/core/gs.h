@@ -126,10 +126,11 @@ typedef struct {
     int warmup;              /* GPUSHIM_WARMUP: gs_warmup_t, when and where CUDA is brought up */
 } gs_options_t;
 
-/* GPUSHIM_WARMUP.  lazy: the first call of a family that the policy sends to the GPU starts that family's
- * bring-up on a background thread and runs on the CPU; eager: the first call of a family of any size starts
- * it; off: the first call that wants the GPU brings it up itself and waits. */
-typedef enum { GS_WARMUP_LAZY, GS_WARMUP_EAGER, GS_WARMUP_OFF } gs_warmup_t;
+/* GPUSHIM_WARMUP.  auto: a family's bring-up starts on a background thread once the calls of that family that
+ * wanted the GPU, and ran on the CPU, would have gained on it as much time as the bring-up takes; lazy: the
+ * first such call starts it; eager: the first call of a family of any size; off: the first call that wants
+ * the GPU brings it up itself and waits. */
+typedef enum { GS_WARMUP_AUTO, GS_WARMUP_LAZY, GS_WARMUP_EAGER, GS_WARMUP_OFF } gs_warmup_t;
 
 typedef enum { GS_SITES_PYTHON, GS_SITES_NATIVE, GS_SITES_OFF } gs_sites_t;
 

@@ -39,7 +39,7 @@ static const gs_option_desc_t gs_option_table[] = {
     {"GPUSHIM_CACHE_MAX", GS_OPT_NUMBER, GS_OFF(cache_max), NULL, NULL},
     {"GPUSHIM_FFTW_SERIAL", GS_OPT_BOOL, GS_OFF(fftw_serial), NULL, NULL},
     {"GPUSHIM_SITES", GS_OPT_CHOICE, GS_OFF(sites), "python|native|off", "python, native or off"},
-    {"GPUSHIM_WARMUP", GS_OPT_CHOICE, GS_OFF(warmup), "lazy|eager|off", "lazy, eager or off"},
+    {"GPUSHIM_WARMUP", GS_OPT_CHOICE, GS_OFF(warmup), "auto|lazy|eager|off", "auto, lazy, eager or off"},
 };
 #define GS_NOPTIONS (sizeof gs_option_table / sizeof gs_option_table[0])
 

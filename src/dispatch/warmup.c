@@ -1,5 +1,5 @@
-/* The GPU's bring-up and its state: brought up once, remembered when that fails.  Under GPUSHIM_WARMUP=lazy
- * or eager on a background thread: CUDA's runtime, the context, the streams, cuBLAS and the staging buffers,
+/* The GPU's bring-up and its state: brought up once, remembered when that fails.  Under GPUSHIM_WARMUP=auto,
+ * lazy or eager on a background thread: CUDA's runtime, the context, the streams, cuBLAS and the staging buffers,
  * then each family's library that calls have wanted (cuSOLVER, cuFFT), while the calls that want them run on
  * the CPU; under off, by the first call that wants the GPU (gpu.c).  The thread starts once the call that
  * wanted the GPU has returned, unless that call waits for it: a bring-up slows the CPU library's calls that run
@@ -70,6 +70,7 @@ static struct {
     pthread_mutex_t lock; /* guards the rest */
     pthread_cond_t done;  /* broadcast when a step of the bring-up ends */
     unsigned want;        /* families wanted, bit per gs_family_id_t */
+    double gained[GS_NFAMILIES]; /* GPUSHIM_WARMUP=auto: seconds the GPU would have saved before the bring-up */
     bool running;         /* the thread is alive */
     bool exiting;         /* the program is exiting: no further step starts */
 } gs_w = {.lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
@@ -83,8 +84,9 @@ static int gs_warm_next(void)
     return -1;
 }
 
-/* The reason of a call that the bring-up sends to the CPU. */
+/* The reasons of a call that the bring-up sends to the CPU: under way, or not begun (GPUSHIM_WARMUP=auto). */
 #define GS_WARM_STARTING "gpu starting (CUDA is being brought up on a background thread)"
+#define GS_WARM_NOT_YET "gpu not started: the calls that wanted it have not yet lost what its bring-up takes"
 
 /* The time s seconds from now, for pthread_cond_timedwait. */
 static struct timespec gs_warm_until(double s)
@@ -249,12 +251,31 @@ void gs_warm_later(int family)
     gs_warm_start(family);
 }
 
+/* Whether a call that does not wait should start its family's bring-up.  Under GPUSHIM_WARMUP=auto, once the
+ * time that the family's calls would have gained on the GPU (by the model; c's included) reaches what the
+ * bring-up takes: a bring-up slows the CPU calls that run meanwhile about as much as it lasts, so that a
+ * program too short to win it back runs as fast as without gpushim, and a longer one loses at most twice the
+ * bring-up (the break-even of renting and buying).  A call without predictions starts it at once. */
+static bool gs_warm_due(const gs_call_t *c, int family)
+{
+    if (gs.opt.warmup != GS_WARMUP_AUTO || atomic_load_explicit(&gs.gpu_ready[family], memory_order_relaxed) ||
+        !(c->pred_cpu > 0 && c->pred_gpu > 0))
+        return true;
+    double gain = c->pred_cpu - (c->pred_gpu - c->pred_wait);
+    pthread_mutex_lock(&gs_w.lock);
+    gs_w.gained[family] += gain > 0 ? gain : 0;
+    bool due = gs_w.gained[family] >= c->pred_wait;
+    pthread_mutex_unlock(&gs_w.lock);
+    return due;
+}
+
 int gs_warm_want(gs_call_t *c, int family)
 {
     double wait_s;
     if (!gs_warm_worth(c, &wait_s)) {
-        c->after = gs_warm_later, c->after_arg = family;
-        c->why = GS_WARM_STARTING;
+        c->why = GS_WARM_NOT_YET;
+        if (gs_warm_due(c, family))
+            c->after = gs_warm_later, c->after_arg = family, c->why = GS_WARM_STARTING;
         return GS_ENODEV;
     }
     if (gs_warm_start(family) != GS_OK)
@@ -273,6 +294,14 @@ int gs_warm_want(gs_call_t *c, int family)
 GS_EXPORT int gpushim_gpu_wait(double seconds)
 {
     struct timespec until = gs_warm_until(seconds > 0 ? seconds : 0);
+    pthread_mutex_lock(&gs_w.lock);
+    unsigned pending = 0; /* the families whose calls wanted the GPU before it was worth starting */
+    for (int f = 0; f < GS_NFAMILIES; f++)
+        pending |= (unsigned)(gs_w.gained[f] > 0) << f;
+    pthread_mutex_unlock(&gs_w.lock);
+    for (int f = 0; f < GS_NFAMILIES; f++)
+        if (pending >> f & 1)
+            gs_warm_start(f);
     pthread_mutex_lock(&gs_w.lock);
     while (gs_w.running && gs_warm_next() >= 0 && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
         ;
@@ -339,5 +368,6 @@ static void gs_warm_child(void)
     pthread_cond_init(&gs_w.done, NULL);
     gs_w.running = false;
     gs_w.want = 0;
+    memset(gs_w.gained, 0, sizeof gs_w.gained);
 }
 GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_warm_child);
