@@ -64,14 +64,14 @@ check "lazy: a call that gains more than the bring-up waits for it, then runs on
 # bring-up at 0.3 s: four products stay below that, and never start it; the eighth starts it.
 printf 'dgemm min_flops=0 cpu_gflops=0.1 cpu_gbps=0 threads=0 gpu_gflops=1000 link_gbps=10 bringup_us=300000\n' \
     >$W/gain.policy
-auto() { name=$1; shift; shim GPUSHIM_WARMUP=auto GPUSHIM_POLICY=$W/gain.policy GS_STANDIN_UP_MS=100 \
+auto() { name=$1; shift; shim GPUSHIM_WARMUP=auto GPUSHIM_POLICY=$W/gain.policy GS_STANDIN_UP_MS=100 GPUSHIM_PINNED=16M \
     GPUSHIM_LOG=$W/$name.log $P "$@" >$W/$name.out 2>$W/$name.err; }
 auto autoshort 4 0
 check "auto: calls that gain less than the bring-up run on the CPU and never start it, saying why" \
     sh -c "[ $(count $W/autoshort.log -- where=cpu why='gpu not started: the calls that wanted it*') = 4 ] &&
         ! grep -q '\"event\":\"gpu' $W/autoshort.log"
 check "auto: results equal" same $W/autoshort.out $W/ref.out
-auto autolong 14 100
+auto autolong 20 100
 check "auto: seven calls before the bring-up, the eighth starts it, the calls after it on the GPU" \
     sh -c "[ $(count $W/autolong.log -- why='gpu not started*') = 7 ] &&
         [ $(count $W/autolong.log -- why='gpu starting*') -ge 1 ] && [ $(count $W/autolong.log -- where=gpu) -ge 3 ]"

@@ -72,6 +72,8 @@ static struct {
     unsigned want;        /* families wanted, bit per gs_family_id_t */
     double gained[GS_NFAMILIES]; /* GPUSHIM_WARMUP=auto: seconds the GPU would have saved before the bring-up */
     bool running;         /* the thread is alive */
+    bool joinable;        /* thread ran and is not joined yet: its end (thread-local destructors) may be to come */
+    pthread_t thread;
     bool exiting;         /* the program is exiting: no further step starts */
 } gs_w = {.lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
@@ -115,6 +117,10 @@ static void gs_warm_atexit(void)
     pthread_mutex_lock(&gs_w.lock);
     gs_w.exiting = true;
     gs_warm_join_locked();
+    /* The thread's end runs the CUDA libraries' thread-local destructors, which the exit's library
+     * destructors must not overlap: joined, unless it is still inside a step after GS_WARM_JOIN_S. */
+    if (!gs_w.running && gs_w.joinable)
+        pthread_join(gs_w.thread, NULL), gs_w.joinable = false;
     pthread_mutex_unlock(&gs_w.lock);
 }
 
@@ -215,12 +221,9 @@ int gs_warm_start(int family)
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
-        pthread_attr_t a;
-        pthread_attr_init(&a);
-        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        pthread_t t;
-        gs_w.running = pthread_create(&t, &a, gs_warm_main, NULL) == 0;
-        pthread_attr_destroy(&a);
+        if (gs_w.joinable) /* a thread of an earlier bring-up, ended (it takes no lock on its way out) */
+            pthread_join(gs_w.thread, NULL);
+        gs_w.running = gs_w.joinable = pthread_create(&gs_w.thread, NULL, gs_warm_main, NULL) == 0;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         rc = gs_w.running ? GS_OK : GS_ENODEV; /* then the call brings the GPU up itself */
     }
@@ -366,7 +369,7 @@ static void gs_warm_child(void)
 {
     pthread_mutex_init(&gs_w.lock, NULL);
     pthread_cond_init(&gs_w.done, NULL);
-    gs_w.running = false;
+    gs_w.running = gs_w.joinable = false; /* no thread in the child */
     gs_w.want = 0;
     memset(gs_w.gained, 0, sizeof gs_w.gained);
 }
