@@ -62,7 +62,7 @@ check "lazy: a call that gains more than the bring-up waits for it, then runs on
 # auto, the default: the bring-up starts once the calls that wanted the GPU would have gained on it what the
 # bring-up takes.  Here each product is predicted at 42 ms on the CPU and under 1 ms on the GPU, and the
 # bring-up at 0.3 s: four products stay below that, and never start it; the eighth starts it.
-printf 'dgemm min_flops=0 cpu_gflops=0.1 cpu_gbps=0 threads=0 gpu_gflops=1000 link_gbps=10 bringup_us=300000\n' \
+printf 'dgemm min_flops=0 cpu_gflops=0.1 cpu_gbps=0 threads=0 gpu_gflops=1000 link_gbps=10 bringup_us=300000 first_us=0\n' \
     >$W/gain.policy
 auto() { name=$1; shift; shim GPUSHIM_WARMUP=auto GPUSHIM_POLICY=$W/gain.policy GS_STANDIN_UP_MS=100 GPUSHIM_PINNED=16M \
     GPUSHIM_LOG=$W/$name.log $P "$@" >$W/$name.out 2>$W/$name.err; }

@@ -176,6 +176,7 @@ typedef struct {
      * up, or failed: the backend then says so at each call); and when it was first wanted, monotonic ns. */
     atomic_uchar gpu_ready[GS_NFAMILIES];
     _Atomic uint64_t gpu_wanted_ns[GS_NFAMILIES];
+    atomic_uchar gpu_used[GS_NROUTINES]; /* set once a routine has run on the GPU: its first_us is behind */
     int cpu_threads;           /* the CPU library's threads, from its environment variables; written once */
     pthread_mutex_t gpu_lock;  /* guards GPU bring-up and every use of the device */
     char gpu_why[GS_WHY_MAX];  /* why the GPU is not usable; written under gpu_lock before FAILED is published */
@@ -401,6 +402,7 @@ typedef struct {
     double latency_us; /* fixed cost of a GPU call */
     double setup_us;   /* one-time cost of the first GPU call of a shape (a cuFFT plan) */
     double bringup_us; /* CUDA's bring-up with the libraries the routine needs, from the first call wanting it */
+    double first_us;   /* the routine's first GPU call in a process: CUDA loads its kernels, workspaces grow */
 } gs_rule_t;
 
 /* What a GPU call would copy (the backend's traffic), in bytes: through staging (memory seen for the first
@@ -431,8 +433,9 @@ GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *or
  * min_flops must then pass gs_policy_model. */
 GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
 /* The cost model for a call above threshold whose copies are t and that bears setup (0 to 1) of its shape's
- * setup_us: whether the GPU, once up, is faster.  Sets c->pred_cpu, c->pred_gpu (with the left seconds of the
- * GPU's bring-up still to come, c->pred_wait), and c->why when it says CPU. */
+ * setup_us: whether the GPU, once up, is faster.  Sets c->pred_cpu, c->pred_gpu (with what is still to come
+ * of the GPU's bring-up, c->pred_wait: the left seconds, and first_us before the routine's first GPU call),
+ * and c->why when it says CPU. */
 GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left);
 
 #endif

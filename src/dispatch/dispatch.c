@@ -18,6 +18,7 @@ static int gs_dispatch_gpu(gs_call_t *c, const gs_family_t *f, void *args, const
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (f->gpu_done)
         f->gpu_done(args);
+    atomic_store_explicit(&gs.gpu_used[c->routine], 1, memory_order_relaxed);
     c->where = GS_WHERE_GPU;
     return GS_RUN_DONE;
 }
