@@ -79,6 +79,18 @@ auto autowait 3 10000 wait
 check "auto: gpushim_gpu_wait starts the bring-up that the calls wanted, and the calls after it use the GPU" \
     test "$(tr '\n' ' ' <$W/autowait.err)/$(count $W/autowait.log -- where=gpu)" = "before 0 after 1 /2"
 
+# auto, a second family: once the GPU is up, an LU factorisation's family waits only for cuSOLVER's start (a
+# tenth of its bring-up_us, 30 ms here), which two factorisations of 28 ms predicted gain pay for.
+printf '%s\n' 'dgemm min_flops=0 cpu_gflops=0.1 cpu_gbps=0 threads=0 gpu_gflops=1000 link_gbps=10 bringup_us=30000' \
+    'dgetrf min_flops=0 cpu_gflops=0.05 cpu_us=0 cpu_gbps=0 threads=0 gpu_gflops=1000 link_gbps=10 latency_us=100' \
+    '* first_us=0' 'dgetrf bringup_us=300000' >$W/family.policy
+shim GPUSHIM_WARMUP=auto GPUSHIM_POLICY=$W/family.policy GS_STANDIN_UP_MS=100 GPUSHIM_PINNED=16M \
+    GPUSHIM_LOG=$W/family.log $P 10 150 dgetrf >$W/family.out 2>$W/family.err
+check "auto: with the GPU up, LU's family starts after two factorisations, the later ones on the GPU" \
+    sh -c "[ $(count $W/family.log -- routine=dgetrf why='gpu not started*') -le 2 ] &&
+        [ $(count $W/family.log -- routine=dgetrf where=gpu) -ge 3 ]"
+check "auto, a second family: results equal" same $W/family.out $W/ref_lu.out
+
 # gpushim_gpu_wait: 0 before any call wants the GPU; after the first call, 1 once the bring-up is done, and every
 # call after it on the GPU; 0 when its time runs out first, and 0 without a GPU.
 run wait GS_STANDIN_UP_MS=300 -- 5 10000 wait
