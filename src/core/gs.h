@@ -433,9 +433,8 @@ GS_HIDDEN int gs_policy_parse(gs_rule_t *rules, const char *text, const char *or
  * min_flops must then pass gs_policy_model. */
 GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
 /* The cost model for a call above threshold whose copies are t and that bears setup (0 to 1) of its shape's
- * setup_us: whether the GPU, once up, is faster.  Sets c->pred_cpu, c->pred_gpu (with what is still to come
- * of the GPU's bring-up, c->pred_wait: the left seconds, and first_us before the routine's first GPU call),
- * and c->why when it says CPU. */
+ * setup_us: whether the GPU, once up, is faster.  Sets c->pred_cpu, c->pred_gpu (with the left seconds of the
+ * GPU's bring-up still to come, c->pred_wait: dispatch's gs_gpu_left), and c->why when it says CPU. */
 GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left);
 
 #endif

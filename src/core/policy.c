@@ -267,11 +267,9 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     double invest, copy = gs_copy_s(r, t, &invest), compute = c->flops / (r->gpu_gflops * 1e9);
     double fixed = (r->latency_us + setup * r->setup_us) * 1e-6;
     double gpu = fixed + (copy > compute ? copy : compute);
-    /* For the log, forced or not; the bring-up still to come counts there (the routine's first GPU call with
-     * it), and when the call waits for it (dispatch/warmup.c), but not here: a call that would be faster on
-     * the GPU once it is up wants the GPU, and starts its bring-up. */
-    if (!atomic_load_explicit(&gs.gpu_used[c->routine], memory_order_relaxed))
-        left += r->first_us * 1e-6;
+    /* For the log, forced or not; the bring-up still to come counts there, and when the call waits for it
+     * (dispatch/warmup.c), but not here: a call that would be faster on the GPU once it is up wants the GPU,
+     * and starts its bring-up. */
     c->pred_cpu = (float)cpu, c->pred_gpu = (float)(gpu + left), c->pred_wait = (float)left;
     /* An input that came back and will stay on the device is an investment in the calls that use it next: the
      * call bears 1 / (again + 1) of it, so that a matrix used again and again moves once that pays. */

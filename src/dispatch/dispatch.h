@@ -46,7 +46,8 @@ GS_HIDDEN void gs_gpu_up_locked(int (*step)(void));
 /* True when a call of family need not wait for any bring-up: the GPU and the family's library are up, or the
  * GPU failed (acquire then says why). */
 GS_HIDDEN bool gs_gpu_ready(int family);
-/* Seconds of bring-up that c would still wait for on the GPU, by the policy's bringup_us: 0 when ready. */
+/* Seconds of bring-up that c would still wait for on the GPU, by the policy's bringup_us (0 when ready), and
+ * first_us before the routine's first GPU call in the process. */
 GS_HIDDEN double gs_gpu_left(const gs_call_t *c);
 
 /* The bring-up thread. */

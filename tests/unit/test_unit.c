@@ -275,16 +275,21 @@ START_TEST(test_policy_model)
         ck_assert_double_eq_tol(c.pred_cpu * 1e3, cases[i].cpu_ms, 1e-3);
         ck_assert_double_eq_tol(c.pred_gpu * 1e3, cases[i].gpu_ms, 1e-3);
     }
-    /* before a routine's first GPU call, its first_us is predicted as bring-up still to come, not decided on */
+    /* before a routine's first GPU call, its first_us counts as bring-up still to come (gs_gpu_left, which the
+     * dispatcher hands the model): predicted, not decided on */
     gs_rules[GS_R_DGEMM].first_us = 5000;
+    atomic_store(&gs.gpu_state, GS_GPU_UP);
+    atomic_store(&gs.gpu_ready[GS_FAMILY_BLAS], 2);
     gs_traffic_t small = {.staged = 1e6};
     for (int used = 0; used < 2; used++) {
         atomic_store(&gs.gpu_used[GS_R_DGEMM], (unsigned char)used);
         gs_call_t c = {.routine = GS_R_DGEMM, .flops = 1e9, .why = "above threshold"};
-        ck_assert_int_eq(gs_policy_model(&c, &small, 0, 0), GS_WHERE_GPU);
+        ck_assert_int_eq(gs_policy_model(&c, &small, 0, gs_gpu_left(&c)), GS_WHERE_GPU);
         ck_assert_double_eq_tol(c.pred_gpu * 1e3, used ? 0.12 : 5.12, 1e-3);
         ck_assert_double_eq_tol(c.pred_wait * 1e3, used ? 0 : 5, 1e-3);
     }
+    atomic_store(&gs.gpu_state, GS_GPU_UNTRIED);
+    atomic_store(&gs.gpu_ready[GS_FAMILY_BLAS], 0);
     gs.opt.offload = GS_OFFLOAD_ALWAYS;
     gs_call_t forced = {.routine = GS_R_DGEMM, .flops = 1e9};
     gs_traffic_t huge = {.staged = 1e12};
