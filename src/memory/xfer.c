@@ -283,6 +283,15 @@ static void gs_xfer_spawn(gs_engine_t *x)
     x->state = 1;
 }
 
+/* The engine of c's device, about to copy: its copy threads start at its first copy. */
+static gs_engine_t *gs_xfer_copying(const gs_call_t *c)
+{
+    gs_engine_t *x = &gs_xfer[c->dev];
+    if (x->state == 2)
+        gs_xfer_spawn(x);
+    return x;
+}
+
 /* Pieces of a region: whole columns when a column fits a piece, else parts of one column. */
 typedef struct {
     const gs_hreg_t *h;
@@ -357,10 +366,8 @@ int gs_xfer_put(gs_call_t *c, char *dev, size_t dpitch, const gs_hreg_t *h)
 {
     if (h->width == 0 || h->cols == 0)
         return GS_OK;
-    gs_engine_t *x = &gs_xfer[c->dev];
+    gs_engine_t *x = gs_xfer_copying(c);
     c->bytes_h2d += h->width * h->cols;
-    if (x->state == 2)
-        gs_xfer_spawn(x);
     if (x->state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
         GS_CUDA(c, cudaMemcpy2DAsync, (dev, dpitch, h->host, h->ld, h->width, h->cols, cudaMemcpyHostToDevice,
                                        gs_dev(c)->up));
@@ -380,11 +387,9 @@ int gs_xfer_get(gs_call_t *c, gs_xjob_t *j, const gs_hreg_t *h, const char *dev,
 {
     if (h->width == 0 || h->cols == 0)
         return GS_OK;
-    gs_engine_t *x = &gs_xfer[c->dev];
+    gs_engine_t *x = gs_xfer_copying(c);
     cudaStream_t down = gs_dev(c)->down;
     c->bytes_d2h += h->width * h->cols;
-    if (x->state == 2)
-        gs_xfer_spawn(x);
     if (x->state < 0 || gs_hostreg_has(h->host, gs_hreg_extent(h))) {
         j->direct = true;
         GS_CUDA(c, cudaMemcpy2DAsync, (h->host, h->ld, dev, dpitch, h->width, h->cols, cudaMemcpyDeviceToHost, down));
