@@ -80,6 +80,29 @@ check "model: every dgemm weighed has the predicted seconds of both sides, from 
 check "model: the report counts the 5 predicted calls against their measured times" \
     sh -c "$REP $W/model.log | grep -q '^the cost model predicted 5 calls: '"
 
+# serial=1: copies and computation add up; and an operand both read and written that the cache holds is not
+# copied in (its copy back is): dtrmm's B, used again in place, costs latency + flops / rate + B / link once
+# A and B are resident.
+printf '%s\n' 'dtrmm min_flops=0 cpu_gflops=10 threads=0 cpu_gbps=0 gpu_gflops=100 link_gbps=1 registered_gbps=1' \
+    'dtrmm register_gbps=0 check_gbps=0 latency_us=100 setup_us=0 bringup_us=0 first_us=0 serial=1' >$W/serial.policy
+shim GPUSHIM_OFFLOAD=always GPUSHIM_POLICY=$W/serial.policy GPUSHIM_LOG=$W/serial.log $PYV -c '
+import numpy as np
+from scipy.linalg.blas import dtrmm
+a, b = np.asfortranarray(np.triu(np.ones((512, 512)))), np.asfortranarray(np.ones((512, 512)))
+for _ in range(4):
+    dtrmm(1.0, a, b, overwrite_b=1)' >/dev/null
+serial_ok() {
+    $PY - $W/serial.log <<'PYEOF'
+import json, sys
+recs = [r for r in map(json.loads, open(sys.argv[1])) if r.get("routine") == "dtrmm"]
+held = [r for r in recs if r["bytes_h2d"] == 0 and r["cache_hits"] == 2]
+want = [1e-4 + r["flops"] / 1e11 + r["bytes_d2h"] / 1e9 for r in held]
+sys.exit(0 if len(recs) == 4 and held and all(abs(r["predicted_gpu_s"] / w - 1) < 1e-3 for r, w in zip(held, want))
+         else 1)
+PYEOF
+}
+check "model: serial=1 adds copies and computation; a resident operand read and written is not copied in" serial_ok
+
 # kill -9 in the middle of a run: every line is a complete record, and the report reads what is there.
 env LD_PRELOAD="$LIB" GPUSHIM_CUDA_LIBDIR="$SI" GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/killed.log $PYV -c '
 import numpy as np

@@ -120,8 +120,11 @@ void gs_cuda_traffic(gs_call_t *c, const gs_operands_t *ops, gs_traffic_t *t)
             x = gs_cache_expect(&h, ops->fresh >> i & 1);
         bool kept = o->in && !o->out && x.again; /* read only, and the cache keeps it: gs_cuda_bind */
         c->known |= (uint8_t)(kept << i);
-        double moved = bytes * ((o->in && !(kept && x.resident)) + o->out);
-        t->resident += kept && x.resident ? bytes : 0;
+        /* A resident input is not copied in: one only read when the cache keeps it, one also written always
+         * (the cache holds outputs, so that chains find them: gs_cache_take). */
+        bool held = x.resident && (kept || o->out);
+        double moved = bytes * ((o->in && !held) + o->out);
+        t->resident += o->in && held ? bytes : 0;
         /* Memory seen before is registered at its second use, when large enough (hostreg.c), and copied
          * directly from then on; the first time, through staging. */
         bool back = x.seen > 0 && bytes >= GS_HOSTREG_MIN;

@@ -403,6 +403,7 @@ typedef struct {
     double setup_us;   /* one-time cost of the first GPU call of a shape (a cuFFT plan) */
     double bringup_us; /* CUDA's bring-up with the libraries the routine needs, from the first call wanting it */
     double first_us;   /* the routine's first GPU call in a process: CUDA loads its kernels, workspaces grow */
+    double serial;     /* above 0: copies and computation add up (copied whole, then computed); 0: they overlap */
 } gs_rule_t;
 
 /* What a GPU call would copy (the backend's traffic), in bytes: through staging (memory seen for the first

@@ -36,7 +36,7 @@ static const struct {
 #define GS_KEY(k) {#k, offsetof(gs_rule_t, k)}
     GS_KEY(min_flops),  GS_KEY(cpu_gflops),      GS_KEY(cpu_us),        GS_KEY(cpu_gbps), GS_KEY(threads),
     GS_KEY(gpu_gflops), GS_KEY(link_gbps),       GS_KEY(registered_gbps), GS_KEY(register_gbps), GS_KEY(check_gbps),
-    GS_KEY(latency_us), GS_KEY(setup_us),        GS_KEY(bringup_us),      GS_KEY(first_us),
+    GS_KEY(latency_us), GS_KEY(setup_us),        GS_KEY(bringup_us),      GS_KEY(first_us),  GS_KEY(serial),
 #undef GS_KEY
 };
 #define GS_NKEYS (sizeof gs_policy_keys / sizeof gs_policy_keys[0])
@@ -254,6 +254,12 @@ static double gs_copy_s(const gs_rule_t *r, const gs_traffic_t *t, double *inves
     return all;
 }
 
+/* A GPU call's copies and computation together: the slower of the two where they overlap, their sum where not. */
+static double gs_copy_and_compute(const gs_rule_t *r, double copy, double compute)
+{
+    return r->serial > 0 ? copy + compute : copy > compute ? copy : compute;
+}
+
 gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left)
 {
     const gs_rule_t *r = &gs_rules[c->routine];
@@ -263,10 +269,11 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
      * 64 columns took 13.4 ms on the H200 machine where its flops alone say 8.3). */
     double mem = r->cpu_gbps > 0 ? t->touched / (r->cpu_gbps * 1e9) : 0;
     double cpu = r->cpu_us * 1e-6 + c->flops / gs_cpu_rate(c, r) + mem;
-    /* Copies and computation overlap (cuda_gemm.c), so the slower of the two counts. */
+    /* Copies and computation overlap in GEMM's tiles (cuda_gemm.c), so the slower of the two counts; a routine
+     * whose operands are copied whole before it computes (serial) adds them up. */
     double invest, copy = gs_copy_s(r, t, &invest), compute = c->flops / (r->gpu_gflops * 1e9);
     double fixed = (r->latency_us + setup * r->setup_us) * 1e-6;
-    double gpu = fixed + (copy > compute ? copy : compute);
+    double gpu = fixed + gs_copy_and_compute(r, copy, compute);
     /* For the log, forced or not; the bring-up still to come counts there, and when the call waits for it
      * (dispatch/warmup.c), but not here: a call that would be faster on the GPU once it is up wants the GPU,
      * and starts its bring-up. */
@@ -274,7 +281,7 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     /* An input that came back and will stay on the device is an investment in the calls that use it next: the
      * call bears 1 / (again + 1) of it, so that a matrix used again and again moves once that pays. */
     double mine = copy - invest * (double)t->again / (t->again + 1.0);
-    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fixed + (mine > compute ? mine : compute) < cpu)
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fixed + gs_copy_and_compute(r, mine, compute) < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";
     return GS_WHERE_CPU;

@@ -13,9 +13,9 @@ LEVEL3 = [p + op for p in "sdcz" for op in ("gemm", "symm", "syrk", "syr2k", "tr
     [p + op for p in "cz" for op in ("hemm", "herk", "her2k")]
 LAPACK = ["dgetrf", "dpotrf", "dgeqrf", "dsyevd", "sgetrf", "spotrf"]
 FFT = ["fftw_execute", "fftwf_execute"]
-MODEL = {"min_flops", "cpu_gflops", "cpu_us", "gpu_gflops", "link_gbps", "latency_us"}
+MODEL = {"min_flops", "cpu_gflops", "cpu_us", "gpu_gflops", "link_gbps", "latency_us", "serial"}
 TIMES = {"cpu_us", "latency_us", "setup_us", "bringup_us"}  # may be 0
-ZERO = {"cpu_gbps"}  # always 0: the fit has no memory term for the CPU
+ZERO = {"cpu_gbps", "serial"}  # always 0: the fit has no memory term for the CPU, and overlaps copies
 HEADER = ("min_flops", "cpu_gflops", "gpu_gflops", "link_gbps", "latency_us", "setup_us")  # the log's rules
 
 
