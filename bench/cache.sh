@@ -8,6 +8,8 @@
 # runs of the first part, in order; forced (not in the default) is gpushim with GPUSHIM_OFFLOAD=always, its
 # log cache-forced.log.  BENCHES: the first part's benchmarks (default bench/cache.py's own four).
 # FRESH_ROUNDS (default 4): the second part's rounds, 0 for none.  CPU_REPEAT (default 1): the CPU run's REPEAT.
+# ROUNDS (default 1): the first part's RUNS made that many times, alternating, so that a slow spell of the
+# machine falls on every run alike; each takes its best over the rounds, and its log holds every round.
 . "$(dirname "$0")/lib.sh"
 J=$R/cache.jsonl
 : >"$J"
@@ -15,7 +17,7 @@ rm -f "$R/cache.log" "$R/cache-forced.log" "$R/fresh.log"
 B=${BENCHES:-}
 if [ "${FRESH_ONLY:-0}" != 1 ]; then
     # $B split into benchmark names on purpose
-    for c in ${RUNS:-cpu gpushim nocache cupy}; do
+    for c in $(for _ in $(seq "${ROUNDS:-1}"); do echo ${RUNS:-cpu gpushim nocache cupy}; done); do
         case $c in
         cpu) run cpu env REPEAT="${CPU_REPEAT:-1}" $PY bench/cache.py numpy $B ;;
         gpushim) run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/cache.log" $PY bench/cache.py numpy $B ;;
