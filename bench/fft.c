@@ -637,14 +637,14 @@ static int run_step(const ctx_t *cx, const api_t *a, const case_t *c)
         double t3 = now();
         a->execute(inv);
         double t4 = now();
-        if (s == 0 && first < 0) {
-            first = t4 - t1;
-            if (bench_settle()) /* the warm-up step once more, from the same input: the GPU's first */
-                pool_fill(x, 2 * n, a->single, 0), s = -1;
+        if (s == 0) { /* the warm-up step; under gpushim once more, from the same input: the GPU's first */
+            if (first < 0) {
+                first = t4 - t1;
+                if (bench_settle())
+                    pool_fill(x, 2 * n, a->single, 0), s = -1;
+            }
             continue;
         }
-        if (s == 0)
-            continue;
         t[0] += t2 - t1, t[1] += t3 - t2, t[2] += t4 - t3;
         lo = fmin(lo, t4 - t1), hi = fmax(hi, t4 - t1);
     }

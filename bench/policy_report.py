@@ -143,12 +143,10 @@ def part_gemm(lines, d, notes):
 
 
 def part_l3(lines, d, notes):
-    t = {}
-    for m, f in (("cpu", "cpu"), ("default", "auto"), ("forced", "forced")):
-        t[m] = {}
-        for r in raw(os.path.join(d, f"l3-{f}.jsonl"), notes):  # a record per round: the best one
-            k = (r["routine"], r["n"])
-            t[m][k] = min(t[m].get(k, r["best_ms"] * 1e-3), r["best_ms"] * 1e-3)
+    # a record per round in each mode's file: the best one
+    rows = [(m, r) for m, f in (("cpu", "cpu"), ("default", "auto"), ("forced", "forced"))
+            for r in raw(os.path.join(d, f"l3-{f}.jsonl"), notes)]
+    t = best_by(rows, lambda x: (x[1]["routine"], x[1]["n"]), lambda x: x[0], lambda x: x[1]["best_ms"] * 1e-3)
     keys = ordered(t["cpu"].keys() | t["default"].keys(), lambda k: (PRECS.index(k[0][0]), k[0][1:], k[1]))
     return cases_from(t, keys, lambda k: f"{k[0]} n = {k[1]}"), []
 
