@@ -56,10 +56,10 @@ check "8 threads logging at once: every line valid, one record per call the summ
     $PY tests/logq.py check $W/c.log >/dev/null && [ $(count $W/c.log) = $calls ] && [ $calls -gt 0 ]"
 
 # The cost model's predictions: each call it weighed has both sides' seconds, from the policy's rates (here
-# cpu_gflops=10 on any number of threads, gpu_gflops=100, link_gbps=1, latency_us=100, no setup), and the report sets them against the
-# measured times.
-printf 'dgemm min_flops=0 cpu_gflops=10 threads=0 cpu_gbps=0 gpu_gflops=100 link_gbps=1 latency_us=100 setup_us=0\n' \
-    >$W/model.policy
+# cpu_gflops=10 on any number of threads, gpu_gflops=100, link_gbps=1, latency_us=100, no setup, no history),
+# and the report sets them against the measured times.
+printf '%s\n' 'dgemm min_flops=0 cpu_gflops=10 threads=0 cpu_gbps=0 gpu_gflops=100 link_gbps=1 latency_us=100' \
+    'dgemm setup_us=0 history=0' >$W/model.policy
 shim GPUSHIM_POLICY=$W/model.policy GPUSHIM_LOG=$W/model.log $PYV -c '
 import numpy as np
 a = np.ones((300, 300))
@@ -84,7 +84,8 @@ check "model: the report counts the 5 predicted calls against their measured tim
 # copied in (its copy back is): dtrmm's B, used again in place, costs latency + flops / rate + B / link once
 # A and B are resident.
 printf '%s\n' 'dtrmm min_flops=0 cpu_gflops=10 threads=0 cpu_gbps=0 gpu_gflops=100 link_gbps=1 registered_gbps=1' \
-    'dtrmm register_gbps=0 check_gbps=0 latency_us=100 setup_us=0 bringup_us=0 first_us=0 serial=1' >$W/serial.policy
+    'dtrmm register_gbps=0 check_gbps=0 latency_us=100 setup_us=0 bringup_us=0 first_us=0 serial=1 history=0' \
+    >$W/serial.policy
 shim GPUSHIM_OFFLOAD=always GPUSHIM_POLICY=$W/serial.policy GPUSHIM_LOG=$W/serial.log $PYV -c '
 import numpy as np
 from scipy.linalg.blas import dtrmm
@@ -102,6 +103,37 @@ sys.exit(0 if len(recs) == 4 and held and all(abs(r["predicted_gpu_s"] / w - 1) 
 PYEOF
 }
 check "model: serial=1 adds copies and computation; a resident operand read and written is not copied in" serial_ok
+
+# history=3: the model's seconds are the rates' times the median measured / predicted of the last calls of the
+# same kind.  The CPU's rate here is far above what it is (5 TFLOP/s), so the first product stays on the CPU
+# (cpu faster, predicted at flops / 5e12); the second is predicted at what the first took (at most 16 times
+# the rates' seconds) and goes to the GPU.  With history=0 all five stay on the CPU, at the rates' seconds.
+printf '%s\n' 'dgemm min_flops=0 cpu_gflops=5000 threads=0 cpu_us=0 cpu_gbps=0 gpu_gflops=1e5 link_gbps=1e3' \
+    'dgemm registered_gbps=1e3 register_gbps=0 check_gbps=0 latency_us=50 setup_us=0 bringup_us=0 first_us=0' \
+    >$W/hist.policy
+for h in 3 0; do
+    { cat $W/hist.policy; echo "dgemm history=$h"; } >$W/hist$h.policy
+    shim GPUSHIM_WARMUP=off GPUSHIM_POLICY=$W/hist$h.policy GPUSHIM_LOG=$W/hist$h.log $PYV -c '
+import numpy as np
+a = np.ones((300, 300))
+for _ in range(5):
+    a @ a' >/dev/null
+done
+history_ok() {
+    $PY - $W/hist3.log $W/hist0.log <<'PYEOF'
+import json, sys
+on, off = ([r for r in map(json.loads, open(p)) if r.get("routine") == "dgemm"] for p in sys.argv[1:])
+rate = lambda r: r["flops"] / 5e12
+first, second = on[0], on[1]
+took = min(first["seconds"], 16 * rate(first))
+ok = (len(on) == len(off) == 5 and first["where"] == "cpu" and first["why"] == "cpu faster" and
+      abs(first["predicted_cpu_s"] / rate(first) - 1) < 1e-3 and second["where"] == "gpu" and
+      0.5 * took <= second["predicted_cpu_s"] <= 1.01 * took and
+      all(r["where"] == "cpu" and abs(r["predicted_cpu_s"] / rate(r) - 1) < 1e-3 for r in off))
+sys.exit(0 if ok else 1)
+PYEOF
+}
+check "model: history=3 predicts a call from what the last of its kind took; history=0 from the rates alone" history_ok
 
 # kill -9 in the middle of a run: every line is a complete record, and the report reads what is there.
 env LD_PRELOAD="$LIB" GPUSHIM_CUDA_LIBDIR="$SI" GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/killed.log $PYV -c '

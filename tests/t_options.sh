@@ -37,7 +37,7 @@ check "GPUSHIM_MIN_FLOPS_ZGEMM overrides the policy file" test "$(count $log -- 
 printf 'dgemm min_flops=1e3\ndgemm min_flop=5\n' >$W/bad.policy
 run bad-policy GPUSHIM_POLICY=$W/bad.policy
 check "bad policy line: reported with file and line" \
-    test "$(cat $err)" = "gpushim: $W/bad.policy:2: unknown key 'min_flop' (known: min_flops, cpu_gflops, cpu_us, cpu_gbps, threads, gpu_gflops, link_gbps, registered_gbps, register_gbps, check_gbps, latency_us, setup_us, bringup_us, first_us, serial)"
+    test "$(cat $err)" = "gpushim: $W/bad.policy:2: unknown key 'min_flop' (known: min_flops, cpu_gflops, cpu_us, cpu_gbps, threads, gpu_gflops, link_gbps, registered_gbps, register_gbps, check_gbps, latency_us, setup_us, bringup_us, first_us, serial, history)"
 printf 'dgemm min_flops=1e3\ndgemm min_flop=5\n*trsm min_flops=lots\nzgemm\n' >$W/bad3.policy
 run bad-policy-lines GPUSHIM_POLICY=$W/bad3.policy
 check "a policy file with three bad lines: each reported, with its line" sh -c "

@@ -247,6 +247,9 @@ typedef struct {
     uint8_t threads;      /* the threads it ran on there, where the family knows (FFTW plans); 0: not known */
     float pred_cpu, pred_gpu; /* the cost model's seconds on each side (gs_policy_model); < 0: not predicted */
     float pred_wait;      /* of pred_gpu, the GPU's bring-up still to come */
+    float model[2];       /* by gs_where_t: the rates' seconds, before the history's factor (history.c) */
+    uint64_t hkey[2];     /* by gs_where_t: the kind of call, for the history */
+    uint64_t t_pred;      /* when the model weighed the call with its history on; 0: nothing to note */
     void (*after)(int);   /* called with after_arg once the call is done (a bring-up to start), or NULL */
     int after_arg;
 } gs_call_t;
@@ -257,6 +260,9 @@ GS_HIDDEN extern _Thread_local int gs_depth __attribute__((tls_model("initial-ex
 /* Records a finished call that is timed (log or summary on): counters and log record (log.c).  Only timed
  * calls pay for clocks and counters: a small call that stays on the CPU costs a few nanoseconds. */
 GS_HIDDEN void gs_call_record(gs_call_t *c);
+/* Notes a call the cost model weighed with its history on, as it ends: its measured time against c->model on
+ * the side it ran (history.c). */
+GS_HIDDEN void gs_history_note(const gs_call_t *c);
 
 /* The CPU library's entry e (real.c). */
 GS_HIDDEN void *gs_real(unsigned e);
@@ -284,6 +290,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->threads = 0;
     c->pred_cpu = c->pred_gpu = -1;
     c->pred_wait = 0;
+    c->t_pred = 0;
     c->after = NULL;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
@@ -316,6 +323,8 @@ static inline void gs_call_end(gs_call_t *c)
         return;
     if (c->inside)
         gs_depth--;
+    if (c->t_pred)
+        gs_history_note(c);
     if (c->timed)
         gs_call_record(c);
     if (__builtin_expect(c->after != NULL, 0))
@@ -404,6 +413,7 @@ typedef struct {
     double bringup_us; /* CUDA's bring-up with the libraries the routine needs, from the first call wanting it */
     double first_us;   /* the routine's first GPU call in a process: CUDA loads its kernels, workspaces grow */
     double serial;     /* above 0: copies and computation add up (copied whole, then computed); 0: they overlap */
+    double history;    /* the recent calls of the same kind whose measured / predicted times scale the model's */
 } gs_rule_t;
 
 /* What a GPU call would copy (the backend's traffic), in bytes: through staging (memory seen for the first
@@ -437,5 +447,13 @@ GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
  * setup_us: whether the GPU, once up, is faster.  Sets c->pred_cpu, c->pred_gpu (with the left seconds of the
  * GPU's bring-up still to come, c->pred_wait: dispatch's gs_gpu_left), and c->why when it says CPU. */
 GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left);
+
+/* ---- the model's history (history.c) ------------------------------------------------------------------ */
+
+/* The median, over the last window (at most GS_HISTORY_MAX) calls of kind key this process noted, of their
+ * measured over predicted times: what the model's seconds for the next such call are multiplied by.  1 when
+ * none was noted. */
+#define GS_HISTORY_MAX 8
+GS_HIDDEN double gs_history_factor(uint64_t key, int window);
 
 #endif

@@ -37,6 +37,7 @@ static const struct {
     GS_KEY(min_flops),  GS_KEY(cpu_gflops),      GS_KEY(cpu_us),        GS_KEY(cpu_gbps), GS_KEY(threads),
     GS_KEY(gpu_gflops), GS_KEY(link_gbps),       GS_KEY(registered_gbps), GS_KEY(register_gbps), GS_KEY(check_gbps),
     GS_KEY(latency_us), GS_KEY(setup_us),        GS_KEY(bringup_us),      GS_KEY(first_us),  GS_KEY(serial),
+    GS_KEY(history),
 #undef GS_KEY
 };
 #define GS_NKEYS (sizeof gs_policy_keys / sizeof gs_policy_keys[0])
@@ -260,6 +261,16 @@ static double gs_copy_and_compute(const gs_rule_t *r, double copy, double comput
     return r->serial > 0 ? copy + compute : copy > compute ? copy : compute;
 }
 
+/* The history's kind of a call on side where: its routine, its flops and the bytes it copies, each to half a
+ * power of two, whether it bears a setup, and the threads it runs on where the family knows them (FFTW plans). */
+static uint64_t gs_history_key(const gs_call_t *c, gs_where_t where, double bytes, bool setup)
+{
+    uint64_t f = c->flops >= 1 ? (uint64_t)(2 * log2(c->flops)) : 0;
+    uint64_t b = bytes >= 1 ? (uint64_t)(2 * log2(bytes)) + 1 : 0;
+    return (uint64_t)c->routine << 32 | (uint64_t)c->threads << 24 | (uint64_t)(where + 1) << 22 |
+           (uint64_t)setup << 20 | (b & 0xff) << 8 | (f & 0xff);
+}
+
 gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left)
 {
     const gs_rule_t *r = &gs_rules[c->routine];
@@ -274,6 +285,18 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     double invest, copy = gs_copy_s(r, t, &invest), compute = c->flops / (r->gpu_gflops * 1e9);
     double fixed = (r->latency_us + setup * r->setup_us) * 1e-6;
     double gpu = fixed + gs_copy_and_compute(r, copy, compute);
+    /* The rates' seconds, times what calls of the same kind measured against them lately (history.c). */
+    double fcpu = 1, fgpu = 1;
+    if (r->history >= 1) {
+        int window = r->history < GS_HISTORY_MAX ? (int)r->history : GS_HISTORY_MAX;
+        c->model[GS_WHERE_CPU] = (float)cpu, c->model[GS_WHERE_GPU] = (float)gpu;
+        c->hkey[GS_WHERE_CPU] = gs_history_key(c, GS_WHERE_CPU, 0, false);
+        c->hkey[GS_WHERE_GPU] = gs_history_key(c, GS_WHERE_GPU, t->staged + t->registered, setup > 0);
+        fcpu = gs_history_factor(c->hkey[GS_WHERE_CPU], window);
+        fgpu = gs_history_factor(c->hkey[GS_WHERE_GPU], window);
+        c->t_pred = gs_now_ns();
+    }
+    cpu *= fcpu, gpu *= fgpu;
     /* For the log, forced or not; the bring-up still to come counts there, and when the call waits for it
      * (dispatch/warmup.c), but not here: a call that would be faster on the GPU once it is up wants the GPU,
      * and starts its bring-up. */
@@ -281,7 +304,7 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     /* An input that came back and will stay on the device is an investment in the calls that use it next: the
      * call bears 1 / (again + 1) of it, so that a matrix used again and again moves once that pays. */
     double mine = copy - invest * (double)t->again / (t->again + 1.0);
-    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fixed + gs_copy_and_compute(r, mine, compute) < cpu)
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fgpu * (fixed + gs_copy_and_compute(r, mine, compute)) < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";
     return GS_WHERE_CPU;

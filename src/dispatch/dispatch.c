@@ -8,14 +8,15 @@
 /* After the policy and the family chose the GPU: bring it up, run the operation there, or fall back. */
 static int gs_dispatch_gpu(gs_call_t *c, const gs_family_t *f, void *args, const gs_operands_t *o)
 {
+    /* A call that falls back is not noted in the model's history: its time is neither side's alone. */
     if (gs_gpu_acquire(c) != GS_OK)
-        return gs_call_cpu(c, c->why), GS_RUN_CPU;
+        return c->t_pred = 0, gs_call_cpu(c, c->why), GS_RUN_CPU;
     int rc = gs_backend->op[gs_routines[c->routine].op](c, args, o);
     if (rc != GS_OK && rc != GS_EEXACT)
         gs_gpu_failed(c, rc);
     gs_gpu_release();
     if (rc != GS_OK)
-        return gs_call_cpu(c, c->why), GS_RUN_CPU;
+        return c->t_pred = 0, gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (f->gpu_done)
         f->gpu_done(args);
     atomic_store_explicit(&gs.gpu_used[c->routine], 1, memory_order_relaxed);

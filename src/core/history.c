@@ -1,0 +1,92 @@
+/* The cost model's history: for each kind of call (routine, side, size and copies, policy.c's key), the ratios
+ * of measured to predicted time of the last calls this process made, so that the model's next prediction of
+ * that kind is the rates' times the median ratio.  The rates are a machine's on average; the history follows
+ * what this process sees, on this machine, now (a CPU library slower at one size than its rate says, copies
+ * slower into fresh memory), which rates fitted once cannot (bench/RESULTS.md, 2026-12-02). */
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "core/gs.h"
+
+/* Kinds of call a process keeps: a few per routine and size it uses, far fewer than this; a kind that finds
+ * its probe sequence full takes the place of the first entry there. */
+#define GS_HISTORY_SLOTS 1024
+#define GS_HISTORY_PROBES 8
+/* A ratio beyond this factor either way is counted as this factor: one call held up by the system (paging,
+ * another process) moves the median by at most its one place. */
+#define GS_HISTORY_CLAMP 16.0f
+
+typedef struct {
+    uint64_t key; /* 0: free (a key is never 0: it holds the side's bit and the routine) */
+    float ratio[GS_HISTORY_MAX]; /* a ring: the newest at (next - 1) mod GS_HISTORY_MAX */
+    uint8_t n, next;
+} gs_history_entry_t;
+
+static gs_history_entry_t gs_history[GS_HISTORY_SLOTS];
+static pthread_mutex_t gs_history_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The entry of key, or NULL; with add, a new or reused one. */
+static gs_history_entry_t *gs_history_find(uint64_t key, bool add)
+{
+    size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54); /* the top 10 bits: GS_HISTORY_SLOTS */
+    for (int i = 0; i < GS_HISTORY_PROBES; i++) {
+        gs_history_entry_t *e = &gs_history[(h + (size_t)i) % GS_HISTORY_SLOTS];
+        if (e->key == key)
+            return e;
+        if (e->key == 0)
+            return add ? (e->key = key, e) : NULL;
+    }
+    if (!add)
+        return NULL;
+    gs_history_entry_t *e = &gs_history[h];
+    *e = (gs_history_entry_t){.key = key};
+    return e;
+}
+
+double gs_history_factor(uint64_t key, int window)
+{
+    float r[GS_HISTORY_MAX];
+    int n = 0;
+    pthread_mutex_lock(&gs_history_lock);
+    const gs_history_entry_t *e = gs_history_find(key, false);
+    if (e) {
+        n = e->n < window ? e->n : window;
+        for (int i = 0; i < n; i++)
+            r[i] = e->ratio[(e->next + GS_HISTORY_MAX - 1 - i) % GS_HISTORY_MAX];
+    }
+    pthread_mutex_unlock(&gs_history_lock);
+    if (n == 0)
+        return 1;
+    for (int i = 1; i < n; i++) /* insertion sort: at most GS_HISTORY_MAX */
+        for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
+            float x = r[j];
+            r[j] = r[j - 1], r[j - 1] = x;
+        }
+    /* Of an even number, the geometric mean of the middle two: ratios are factors. */
+    return n % 2 ? r[n / 2] : sqrt((double)r[n / 2 - 1] * r[n / 2]);
+}
+
+void gs_history_note(const gs_call_t *c)
+{
+    int side = c->where;
+    /* A GPU call that waited for the bring-up was predicted with it (pred_wait), which is not the rates'. */
+    if (!(c->model[side] > 0) || (side == GS_WHERE_GPU && c->pred_wait > 0))
+        return;
+    float r = (float)((double)(gs_now_ns() - c->t_pred) * 1e-9 / c->model[side]);
+    r = r < 1 / GS_HISTORY_CLAMP ? 1 / GS_HISTORY_CLAMP : r > GS_HISTORY_CLAMP ? GS_HISTORY_CLAMP : r;
+    pthread_mutex_lock(&gs_history_lock);
+    gs_history_entry_t *e = gs_history_find(c->hkey[side], true);
+    e->ratio[e->next] = r;
+    e->next = (uint8_t)((e->next + 1) % GS_HISTORY_MAX);
+    e->n += e->n < GS_HISTORY_MAX;
+    pthread_mutex_unlock(&gs_history_lock);
+}
+
+/* In a forked child: the parent's lock may have been held by a thread the child does not have.  The child
+ * keeps the parent's history (the same machine); it computes on the CPU only (dispatch/gpu.c). */
+static void gs_history_atfork_child(void)
+{
+    pthread_mutex_init(&gs_history_lock, NULL);
+}
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_history_atfork_child);
