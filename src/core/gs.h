@@ -247,7 +247,7 @@ typedef struct {
     uint8_t threads;      /* the threads it ran on there, where the family knows (FFTW plans); 0: not known */
     float pred_cpu, pred_gpu; /* the cost model's seconds on each side (gs_policy_model); < 0: not predicted */
     float pred_wait;      /* of pred_gpu, the GPU's bring-up still to come */
-    float model[2];       /* by gs_where_t: the rates' seconds, before the history's factor (history.c) */
+    float model[2];       /* by gs_where_t: the rates' seconds, before the history's factor; < 0: not noted */
     uint64_t hkey[2];     /* by gs_where_t: the kind of call, for the history */
     uint64_t t_pred;      /* when the model weighed the call with its history on; 0: nothing to note */
     void (*after)(int);   /* called with after_arg once the call is done (a bring-up to start), or NULL */

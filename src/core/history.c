@@ -21,6 +21,7 @@ typedef struct {
     uint64_t key; /* 0: free (a key is never 0: it holds the side's bit and the routine) */
     float ratio[GS_HISTORY_MAX]; /* a ring: the newest at (next - 1) mod GS_HISTORY_MAX */
     uint8_t n, next;
+    bool warm; /* the kind's first call was seen, and not counted */
 } gs_history_entry_t;
 
 static gs_history_entry_t gs_history[GS_HISTORY_SLOTS];
@@ -70,13 +71,22 @@ double gs_history_factor(uint64_t key, int window)
 void gs_history_note(const gs_call_t *c)
 {
     int side = c->where;
-    /* A GPU call that waited for the bring-up was predicted with it (pred_wait), which is not the rates'. */
+    /* A GPU call that waited for the bring-up was predicted with it (pred_wait), which is not the rates'; one
+     * that registers memory (model < 0, policy.c) bears a cost its kind's later calls do not. */
     if (!(c->model[side] > 0) || (side == GS_WHERE_GPU && c->pred_wait > 0))
         return;
     float r = (float)((double)(gs_now_ns() - c->t_pred) * 1e-9 / c->model[side]);
     r = r < 1 / GS_HISTORY_CLAMP ? 1 / GS_HISTORY_CLAMP : r > GS_HISTORY_CLAMP ? GS_HISTORY_CLAMP : r;
     pthread_mutex_lock(&gs_history_lock);
     gs_history_entry_t *e = gs_history_find(c->hkey[side], true);
+    /* The first call of a kind on a side warms it up (on the GPU workspaces and kernels, fresh pages anywhere):
+     * on the H200 machine it took up to 5 times the next ones, and counted, it sent the next calls to the
+     * slower side (bench/RESULTS.md, 2026-12-02). */
+    if (!e->warm) {
+        e->warm = true;
+        pthread_mutex_unlock(&gs_history_lock);
+        return;
+    }
     e->ratio[e->next] = r;
     e->next = (uint8_t)((e->next + 1) % GS_HISTORY_MAX);
     e->n += e->n < GS_HISTORY_MAX;

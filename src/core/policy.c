@@ -289,7 +289,7 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     double fcpu = 1, fgpu = 1;
     if (r->history >= 1) {
         int window = r->history < GS_HISTORY_MAX ? (int)r->history : GS_HISTORY_MAX;
-        c->model[GS_WHERE_CPU] = (float)cpu, c->model[GS_WHERE_GPU] = (float)gpu;
+        c->model[GS_WHERE_CPU] = (float)cpu, c->model[GS_WHERE_GPU] = t->reg > 0 ? -1.0f : (float)gpu;
         c->hkey[GS_WHERE_CPU] = gs_history_key(c, GS_WHERE_CPU, 0, false);
         c->hkey[GS_WHERE_GPU] = gs_history_key(c, GS_WHERE_GPU, t->staged + t->registered, setup > 0);
         fcpu = gs_history_factor(c->hkey[GS_WHERE_CPU], window);
