@@ -16,12 +16,17 @@
 /* A ratio beyond this factor either way is counted as this factor: one call held up by the system (paging,
  * another process) moves the median by at most its one place. */
 #define GS_HISTORY_CLAMP 16.0f
+/* A side's ratios are forgotten once this many calls of the kind ran on the other side since it last ran: the
+ * rates decide again, and the side is timed anew.  Else one slow call (the cache's first tracking of a 512 MB
+ * output took 57 ms against 22 predicted on the H200 machine) keeps a kind off its faster side for good. */
+#define GS_HISTORY_IDLE 8
 
 typedef struct {
     uint64_t key; /* 0: free (a key is never 0: it holds the side's bit and the routine) */
     float ratio[GS_HISTORY_MAX]; /* a ring: the newest at (next - 1) mod GS_HISTORY_MAX */
     uint8_t n, next;
-    bool warm; /* the kind's first call was seen, and not counted */
+    uint8_t idle; /* calls of the kind on the other side since this side's last */
+    bool warm;    /* the kind's first call was seen, and not counted */
 } gs_history_entry_t;
 
 static gs_history_entry_t gs_history[GS_HISTORY_SLOTS];
@@ -78,18 +83,20 @@ void gs_history_note(const gs_call_t *c)
     float r = (float)((double)(gs_now_ns() - c->t_pred) * 1e-9 / c->model[side]);
     r = r < 1 / GS_HISTORY_CLAMP ? 1 / GS_HISTORY_CLAMP : r > GS_HISTORY_CLAMP ? GS_HISTORY_CLAMP : r;
     pthread_mutex_lock(&gs_history_lock);
+    gs_history_entry_t *other = gs_history_find(c->hkey[!side], false);
+    if (other && other->n > 0 && ++other->idle >= GS_HISTORY_IDLE)
+        other->n = other->next = other->idle = 0;
     gs_history_entry_t *e = gs_history_find(c->hkey[side], true);
+    e->idle = 0;
     /* The first call of a kind on a side warms it up (on the GPU workspaces and kernels, fresh pages anywhere):
      * on the H200 machine it took up to 5 times the next ones, and counted, it sent the next calls to the
      * slower side (bench/RESULTS.md, 2026-12-02). */
-    if (!e->warm) {
-        e->warm = true;
-        pthread_mutex_unlock(&gs_history_lock);
-        return;
+    if (e->warm) {
+        e->ratio[e->next] = r;
+        e->next = (uint8_t)((e->next + 1) % GS_HISTORY_MAX);
+        e->n += e->n < GS_HISTORY_MAX;
     }
-    e->ratio[e->next] = r;
-    e->next = (uint8_t)((e->next + 1) % GS_HISTORY_MAX);
-    e->n += e->n < GS_HISTORY_MAX;
+    e->warm = true;
     pthread_mutex_unlock(&gs_history_lock);
 }
 

@@ -18,6 +18,7 @@
 #include "core/gs.h"
 #include "log/site.h"
 #include "memory/wp.h"
+#include "unit.h"
 
 GS_HIDDEN extern const char gs_policy_default_text[];
 
@@ -787,6 +788,7 @@ static Suite *suite(void)
             tcase_add_test(tc, cases[i].tests[j]);
         suite_add_tcase(s, tc);
     }
+    suite_add_tcase(s, gs_test_history());
     return s;
 }
 

@@ -1,0 +1,9 @@
+/* The unit tests' files other than test_unit.c, each adding its cases to the one suite. */
+#ifndef GS_TEST_UNIT_H
+#define GS_TEST_UNIT_H
+#include <check.h>
+
+/* The cost model's history (test_history.c). */
+TCase *gs_test_history(void);
+
+#endif
