@@ -304,7 +304,11 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     /* An input that came back and will stay on the device is an investment in the calls that use it next: the
      * call bears 1 / (again + 1) of it, so that a matrix used again and again moves once that pays. */
     double mine = copy - invest * (double)t->again / (t->again + 1.0);
-    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fgpu * (fixed + gs_copy_and_compute(r, mine, compute)) < cpu)
+    /* The GPU's factor decides only where it is below 1: its slow calls on the H200 machine were a kind's first
+     * uses of memory (the cache's first tracking of an output, cuFFT's first executes), which do not recur,
+     * and counted, they kept the kind on a CPU 2 to 3 times slower (bench/RESULTS.md, 2026-12-02). */
+    double fdecide = fgpu < 1 ? fgpu : 1;
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fdecide * (fixed + gs_copy_and_compute(r, mine, compute)) < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";
     return GS_WHERE_CPU;

@@ -1,5 +1,6 @@
 /* Check unit tests of the cost model's history (src/core/history.c): the median of the last calls' ratios,
- * the first call of a kind not counted, the clamp, and a side forgotten once the other ran long enough. */
+ * the first call of a kind not counted, the clamp, a side forgotten once the other ran long enough, and the
+ * model's use of it. */
 #include <check.h>
 
 #include "core/gs.h"
@@ -46,9 +47,36 @@ START_TEST(test_history)
 }
 END_TEST
 
+/* The model with history=3: both predictions scaled; the decision takes the CPU's factor, and the GPU's only
+ * below 1. */
+START_TEST(test_history_model)
+{
+    gs_rules[GS_R_DGEMM] = (gs_rule_t){.cpu_gflops = 500, .gpu_gflops = 50000, .link_gbps = 50, .latency_us = 100,
+                                       .history = 3};
+    gs_traffic_t fast = {.staged = 2e6}, slow = {.staged = 1.5e8}; /* GPU 0.14 ms or 3.1 ms; CPU 2 ms */
+    gs_call_t c = {.routine = GS_R_DGEMM, .flops = 1e9, .why = "above threshold"};
+    ck_assert_int_eq(gs_policy_model(&c, &fast, 0, 0), GS_WHERE_GPU);
+    for (int i = 0; i < 2; i++) /* the first not counted */
+        note(GS_WHERE_GPU, c.hkey[GS_WHERE_CPU], c.hkey[GS_WHERE_GPU], c.model[GS_WHERE_GPU], 20);
+    /* predicted at 16 times (the clamp): 2.24 ms, above the CPU's 2; decided at 0.14 */
+    ck_assert_int_eq(gs_policy_model(&c, &fast, 0, 0), GS_WHERE_GPU);
+    ck_assert_double_eq_tol(c.pred_gpu * 1e3, 2.24, 0.05);
+    ck_assert_double_eq_tol(c.pred_cpu * 1e3, 2, 1e-3);
+    ck_assert_int_eq(gs_policy_model(&c, &slow, 0, 0), GS_WHERE_CPU);
+    for (int i = 0; i < 2; i++)
+        note(GS_WHERE_CPU, c.hkey[GS_WHERE_CPU], c.hkey[GS_WHERE_GPU], c.model[GS_WHERE_CPU], 2);
+    ck_assert_int_eq(gs_policy_model(&c, &slow, 0, 0), GS_WHERE_GPU); /* the CPU at 4 ms */
+    ck_assert_double_eq_tol(c.pred_cpu * 1e3, 4, 0.1);
+    gs_rules[GS_R_DGEMM].history = 0; /* the rates alone again */
+    ck_assert_int_eq(gs_policy_model(&c, &slow, 0, 0), GS_WHERE_CPU);
+    ck_assert_double_eq_tol(c.pred_cpu * 1e3, 2, 1e-3);
+}
+END_TEST
+
 TCase *gs_test_history(void)
 {
     TCase *tc = tcase_create("history");
     tcase_add_test(tc, test_history);
+    tcase_add_test(tc, test_history_model);
     return tc;
 }
