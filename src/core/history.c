@@ -5,7 +5,6 @@
  * slower into fresh memory), which rates fitted once cannot (bench/RESULTS.md, 2026-12-02). */
 #include <math.h>
 #include <pthread.h>
-#include <string.h>
 
 #include "core/gs.h"
 
