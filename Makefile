@@ -173,7 +173,7 @@ SPELLINGS := plain ilp64 scipy scipy64
 TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
-	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/fork $(B)/tests/warmup \
+	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/fork $(B)/tests/warmup \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
@@ -214,6 +214,11 @@ $(B)/tests/libsites_replaced.so: tests/progs/sites_lib.c | $(B)/tests
 # the shim.
 $(B)/tests/nested: tests/progs/nested.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ /usr/lib/x86_64-linux-gnu/blas/libblas.so.3 -lm
+
+# Reference LAPACK over reference BLAS, two objects: dsytrd's calls into the BLAS reach the shim.
+$(B)/tests/inner: tests/progs/inner.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ /usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3 \
+		/usr/lib/x86_64-linux-gnu/blas/libblas.so.3 -lm
 
 # Plans of every FFTW planner kind, both precisions (tests/t_fftw.sh).
 $(B)/tests/fft_plans: tests/progs/fft_plans.c tests/progs/fft_plans.h | $(B)/tests

@@ -37,6 +37,19 @@ shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/nested_always.log $T/nested $W/nested
 check "nested, always: results equal, all on the GPU" \
     sh -c "$T/blas_cmp $W/nested.ref $W/nested_always.bin >/dev/null && [ $(count $W/nested_always.log -- where=gpu) = 6 ]"
 
+# inner: reference LAPACK's dsytrd, not interposed, calls dsyr2k_ and dgemv_ in the reference BLAS: those are
+# the library's own (its object defines routines of the table), not the program's.
+$T/inner $W/inner.ref
+for mode in auto always; do
+    standin_reset
+    shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/inner_$mode.log $T/inner $W/inner_$mode.bin
+    check "inner, $mode: results equal" $T/blas_cmp $W/inner.ref $W/inner_$mode.bin
+    check "inner, $mode: dsytrd's calls into the BLAS pass through, the program's dgemm_ is its call" \
+        test "$(count $W/inner_$mode.log)/$(count $W/inner_$mode.log -- symbol=dgemm_ site=inner:main)" = 1/1
+done
+check "inner, always: only the program's dgemm_ ran on the GPU (one cuBLAS call, A twice in, S out)" \
+    test "$(standin blas_calls)/$(standin h2d_bytes)/$(standin d2h_bytes)" = 1/2560000/1280000
+
 # fork: GPU in the parent, CPU in the child and grandchild, no CUDA call in either.
 $T/fork $W/fork.ref
 standin_reset

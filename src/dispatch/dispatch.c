@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "dispatch/dispatch.h"
+#include "log/site.h"
 
 /* After the policy and the family chose the GPU: bring it up, run the operation there, or fall back. */
 static int gs_dispatch_gpu(gs_call_t *c, const gs_family_t *f, void *args, const gs_operands_t *o)
@@ -48,10 +49,25 @@ static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_
     return GS_RUN_QUERY;
 }
 
-int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args)
+/* Whether the call comes from inside a CPU library (a routine gpushim does not interpose, calling the BLAS):
+ * then it is the library's own, passed straight through, neither logged nor offloaded, as a call made while
+ * gpushim's thread is inside the library is (gs_call_begin). */
+static bool gs_dispatch_own(gs_call_t *c, const void *ret)
+{
+    if (!gs_site_cpu_library(ret))
+        return false;
+    c->nested = true;
+    gs_call_cpu(c, NULL);
+    return true;
+}
+
+int gs_dispatch_at(gs_call_t *c, unsigned e, const gs_family_t *f, void *args, const void *ret)
 {
     if (!gs_call_begin(c, e))
         return gs_call_cpu(c, NULL), GS_RUN_CPU;
+    /* Asked only of a call that would be logged or offloaded: the others run on the CPU at no cost. */
+    if (c->timed && gs_dispatch_own(c, ret))
+        return GS_RUN_CPU;
     if (c->timed)
         f->describe(c, args);
     const char *why = f->check(c, args);
@@ -65,6 +81,8 @@ int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args)
     }
     if (gs_policy_decide(c, capable) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
+    if (!c->timed && gs_dispatch_own(c, ret))
+        return GS_RUN_CPU;
     return gs_dispatch_further(c, f, args);
 }
 

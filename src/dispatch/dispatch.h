@@ -72,7 +72,11 @@ GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);
  * the workspaces' first elements as the routine itself would on exit, then calls gs_dispatch_queried, which
  * returns DONE or CPU. */
 enum { GS_RUN_DONE, GS_RUN_CPU, GS_RUN_QUERY };
-GS_HIDDEN int gs_dispatch(gs_call_t *c, unsigned e, const gs_family_t *f, void *args);
+GS_HIDDEN int gs_dispatch_at(gs_call_t *c, unsigned e, const gs_family_t *f, void *args, const void *ret);
+/* In an entry: with the entry's return address, so that a call a CPU library makes from a routine gpushim
+ * does not interpose (a LAPACK routine calling the BLAS) is passed straight through, as its own
+ * (log/site.h's gs_site_cpu_library). */
+#define gs_dispatch(c, e, f, args) gs_dispatch_at(c, e, f, args, __builtin_return_address(0))
 GS_HIDDEN int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args);
 
 #endif

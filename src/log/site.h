@@ -17,6 +17,10 @@ GS_HIDDEN void gs_site_native(char *out, size_t n);
 /* In a CPython process, on a thread Python knows: the innermost Python frame outside installed packages, as
  * "file.py:42 in function", into out; false when there is none. */
 GS_HIDDEN bool gs_site_python(char *out, size_t n);
+/* Whether the code that returns to ret is in a CPU library: an object, other than gpushim, that defines one of
+ * the routine table's symbols itself (a LAPACK routine gpushim does not interpose calling the BLAS, say).  A
+ * call from there is the library's own.  Cached by return address; keeps errno. */
+GS_HIDDEN bool gs_site_cpu_library(const void *ret);
 /* Whether calls from the object of this base name are a library's own (gpushim, BLAS, LAPACK, FFTW). */
 GS_HIDDEN bool gs_site_library_name(const char *base);
 #endif

@@ -382,9 +382,80 @@ void gs_site_native(char *out, size_t n)
     errno = err;
 }
 
-/* In a forked child: the site tables' lock, which another thread of the parent may have held. */
+/* ---- calls from inside a CPU library ------------------------------------------------------------------- */
+
+/* Whether the loaded object whose base address is base defines a symbol of the routine table itself, not
+ * through a dependency (dlsym on its handle searches those too) and not gpushim. */
+static bool gs_object_defines_routines(const char *path, const void *base)
+{
+    Dl_info self;
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h || !dladdr((void *)gs_site_cpu_library, &self) || self.dli_fbase == base) {
+        if (h)
+            dlclose(h);
+        return false;
+    }
+    bool found = false;
+    for (unsigned e = 0; e < GS_NENTRIES && !found; e++) {
+        Dl_info d;
+        void *p = dlsym(h, gs_entries[e].symbol);
+        found = p && dladdr(p, &d) && d.dli_fbase == base;
+    }
+    dlclose(h);
+    return found;
+}
+
+/* Return addresses asked about: ret[h] -> 1 (a CPU library's) or 2 (not).  Open addressing, never removed;
+ * full, an address is looked up each time.  The look-up runs without the lock: dlopen takes the loader's lock,
+ * which a thread in a library's constructor holds while its BLAS calls come here. */
+#define GS_NRET 1024
+static struct {
+    pthread_mutex_t lock;
+    uintptr_t ret[GS_NRET];
+    uint8_t lib[GS_NRET];
+} gs_rets = {.lock = PTHREAD_MUTEX_INITIALIZER};
+/* The last answer of each thread: a loop calls from one place. */
+static _Thread_local uintptr_t gs_ret_last __attribute__((tls_model("initial-exec")));
+static _Thread_local bool gs_ret_last_lib __attribute__((tls_model("initial-exec")));
+
+/* The slot of ip in gs_rets: its own, a free one, or GS_NRET when full; under the lock. */
+static size_t gs_ret_slot(uintptr_t ip)
+{
+    size_t h = (ip >> 4) * 0x9e3779b97f4a7c15ull >> 54;
+    for (size_t k = 0; k < GS_NRET; k++, h = (h + 1) % GS_NRET)
+        if (!gs_rets.ret[h] || gs_rets.ret[h] == ip)
+            return h;
+    return GS_NRET;
+}
+
+bool gs_site_cpu_library(const void *ret)
+{
+    uintptr_t ip = (uintptr_t)ret;
+    if (ip == gs_ret_last)
+        return gs_ret_last_lib;
+    int err = errno;
+    pthread_mutex_lock(&gs_rets.lock);
+    size_t h = gs_ret_slot(ip);
+    uint8_t known = h < GS_NRET && gs_rets.ret[h] == ip ? gs_rets.lib[h] : 0;
+    pthread_mutex_unlock(&gs_rets.lock);
+    bool lib = known == 1;
+    if (!known) {
+        Dl_info d;
+        lib = dladdr((void *)(ip - 1), &d) && d.dli_fname && gs_object_defines_routines(d.dli_fname, d.dli_fbase);
+        pthread_mutex_lock(&gs_rets.lock);
+        if ((h = gs_ret_slot(ip)) < GS_NRET)
+            gs_rets.ret[h] = ip, gs_rets.lib[h] = lib ? 1 : 2;
+        pthread_mutex_unlock(&gs_rets.lock);
+    }
+    gs_ret_last = ip, gs_ret_last_lib = lib;
+    errno = err;
+    return lib;
+}
+
+/* In a forked child: the site tables' locks, which another thread of the parent may have held. */
 static void gs_site_atfork_child(void)
 {
     pthread_mutex_init(&gs_sites.lock, NULL);
+    pthread_mutex_init(&gs_rets.lock, NULL);
 }
 GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_site_atfork_child);
