@@ -405,14 +405,20 @@ static bool gs_object_defines_routines(const char *path, const void *base)
     return found;
 }
 
-/* Return addresses asked about: ret[h] -> 1 (a CPU library's) or 2 (not).  Open addressing, never removed;
- * full, an address is looked up each time.  The look-up runs without the lock: dlopen takes the loader's lock,
- * which a thread in a library's constructor holds while its BLAS calls come here. */
+/* Return addresses asked about: ret[h] -> 1 (a CPU library's) or 2 (not), and the objects they lay in, by base
+ * address, with the same answer, so that an object's symbols are looked up once however many places in it
+ * call.  Never removed; full, an address or object is looked up each time.  The look-ups run without the lock:
+ * dlopen takes the loader's lock, which a thread in a library's constructor holds while its BLAS calls come
+ * here. */
 #define GS_NRET 1024
+#define GS_NOBJ 64
 static struct {
     pthread_mutex_t lock;
     uintptr_t ret[GS_NRET];
     uint8_t lib[GS_NRET];
+    const void *obj[GS_NOBJ];
+    uint8_t obj_lib[GS_NOBJ];
+    int nobj;
 } gs_rets = {.lock = PTHREAD_MUTEX_INITIALIZER};
 /* The last answer of each thread: a loop calls from one place. */
 static _Thread_local uintptr_t gs_ret_last __attribute__((tls_model("initial-exec")));
@@ -428,6 +434,34 @@ static size_t gs_ret_slot(uintptr_t ip)
     return GS_NRET;
 }
 
+/* The answer for the object at base, 1 or 2, or 0 when not known; under the lock. */
+static uint8_t gs_obj_known(const void *base)
+{
+    for (int i = 0; i < gs_rets.nobj; i++)
+        if (gs_rets.obj[i] == base)
+            return gs_rets.obj_lib[i];
+    return 0;
+}
+
+/* Whether the code at return address ip is in a CPU library, looked up (not cached by address). */
+static bool gs_ret_lookup(uintptr_t ip)
+{
+    Dl_info d;
+    if (!dladdr((void *)(ip - 1), &d) || !d.dli_fname)
+        return false;
+    pthread_mutex_lock(&gs_rets.lock);
+    uint8_t known = gs_obj_known(d.dli_fbase);
+    pthread_mutex_unlock(&gs_rets.lock);
+    if (known)
+        return known == 1;
+    bool lib = gs_object_defines_routines(d.dli_fname, d.dli_fbase);
+    pthread_mutex_lock(&gs_rets.lock);
+    if (!gs_obj_known(d.dli_fbase) && gs_rets.nobj < GS_NOBJ)
+        gs_rets.obj[gs_rets.nobj] = d.dli_fbase, gs_rets.obj_lib[gs_rets.nobj++] = lib ? 1 : 2;
+    pthread_mutex_unlock(&gs_rets.lock);
+    return lib;
+}
+
 bool gs_site_cpu_library(const void *ret)
 {
     uintptr_t ip = (uintptr_t)ret;
@@ -440,8 +474,7 @@ bool gs_site_cpu_library(const void *ret)
     pthread_mutex_unlock(&gs_rets.lock);
     bool lib = known == 1;
     if (!known) {
-        Dl_info d;
-        lib = dladdr((void *)(ip - 1), &d) && d.dli_fname && gs_object_defines_routines(d.dli_fname, d.dli_fbase);
+        lib = gs_ret_lookup(ip);
         pthread_mutex_lock(&gs_rets.lock);
         if ((h = gs_ret_slot(ip)) < GS_NRET)
             gs_rets.ret[h] = ip, gs_rets.lib[h] = lib ? 1 : 2;
