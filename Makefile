@@ -173,7 +173,7 @@ SPELLINGS := plain ilp64 scipy scipy64
 TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
-	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/fork $(B)/tests/warmup \
+	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/copies $(B)/tests/fork $(B)/tests/warmup \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
@@ -248,6 +248,9 @@ $(B)/tests/fft_fresh: tests/progs/fft_fresh.c | $(B)/tests
 # Small plans on several threads, executed enough for their one-thread twins to be tried (tests/t_fftw.sh).
 $(B)/tests/fft_twin: tests/progs/fft_twin.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3_threads -lfftw3f_threads -lfftw3 -lfftw3f -lm
+
+$(B)/tests/copies: tests/progs/copies.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
 
 $(B)/tests/fork: tests/progs/fork.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas

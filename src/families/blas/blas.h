@@ -46,9 +46,13 @@ GS_HIDDEN void gs_blas_trmm(gs_blas_t *p, unsigned e, int layout, char side, cha
 GS_HIDDEN void gs_blas_gemv(gs_blas_t *p, unsigned e, int layout, char trans, int64_t m, int64_t n,
                             const void *alpha, const void *a, int64_t lda, const void *x, int64_t incx,
                             const void *beta, void *y, int64_t incy);
-/* dot, dotsub and axpy (alpha is NULL for the dot products) */
+/* dot, dotsub, axpy and copy (alpha is NULL but for axpy) */
 GS_HIDDEN void gs_blas_vec(gs_blas_t *p, unsigned e, int64_t n, const void *alpha, const void *x, int64_t incx,
                            const void *y, int64_t incy);
+
+/* A copy (y = x) that copy.c ran on several threads, bit for bit the CPU library's: true when it did; false
+ * when the CPU library should make it (a small or contiguous copy, overlapping vectors, a nested call). */
+GS_HIDDEN bool gs_blas_copy(gs_call_t *c, const gs_blas_t *p);
 
 /* A CBLAS option of the given kind (GS_CBLAS_TRANS, ...) as its Fortran letter; 0 when v is not one of that
  * kind's values, so that the call is found invalid and goes to the CPU library to be reported. */

@@ -1,0 +1,156 @@
+/* The team of loop threads (team.h).  A loop is published in one atomic word: its generation, its number of
+ * pieces and the next piece to take.  Every thread, the caller's among them, takes pieces by compare-and-swap
+ * on that word; a worker reads the loop's fields only after taking a piece of its generation, and the caller
+ * publishes no other loop before every piece has run, so the fields a worker reads are those of the piece it
+ * took.  A worker that misses a loop (asleep, or late) finds no piece left and waits for the next one: no
+ * loop waits for any worker. */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "core/team.h"
+
+#define GS_TEAM_MAX 16
+#define GS_TEAM_PIECES 4        /* pieces per thread: the faster threads take the slower ones' share */
+#define GS_TEAM_SPIN_NS 300000  /* how long an idle worker spins before it sleeps */
+
+static struct {
+    pthread_mutex_t busy;     /* held by the thread whose loop the team runs (trylock: one loop at a time) */
+    pthread_mutex_t lock;     /* with wake: sleeping workers */
+    pthread_cond_t wake;
+    int state;                /* 0: no threads yet, 1: started, -1: could not start; guarded by busy */
+    int nthreads;             /* workers besides the caller; guarded by busy */
+    _Atomic uint64_t word;    /* generation << 32 | pieces << 16 | next piece */
+    atomic_int done;          /* pieces of the current loop that have run */
+    atomic_int sleepers;      /* workers asleep, or about to be */
+    gs_team_fn *fn;           /* the current loop: written before its word is published */
+    void *arg;
+    int64_t n, step;          /* indexes, and indexes per piece */
+} gs_team = {.busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER,
+             .wake = PTHREAD_COND_INITIALIZER};
+
+static inline uint32_t gs_team_gen(uint64_t w) { return (uint32_t)(w >> 32); }
+static inline unsigned gs_team_pieces(uint64_t w) { return (unsigned)(w >> 16) & 0xffff; }
+static inline unsigned gs_team_next(uint64_t w) { return (unsigned)w & 0xffff; }
+
+static inline void gs_team_pause(void)
+{
+#ifdef __SSE2__
+    _mm_pause();
+#endif
+}
+
+int gs_team_size(void)
+{
+    if (gs.opt.copy_threads > 0)
+        return gs.opt.copy_threads < GS_TEAM_MAX ? gs.opt.copy_threads : GS_TEAM_MAX;
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus < GS_TEAM_MAX ? cpus : GS_TEAM_MAX;
+}
+
+/* Takes and runs pieces of loop generation gen while there are any. */
+static void gs_team_take(uint32_t gen)
+{
+    uint64_t w = atomic_load_explicit(&gs_team.word, memory_order_acquire);
+    while (gs_team_gen(w) == gen && gs_team_next(w) < gs_team_pieces(w)) {
+        if (!atomic_compare_exchange_weak_explicit(&gs_team.word, &w, w + 1, memory_order_acq_rel,
+                                                   memory_order_acquire))
+            continue;
+        int64_t lo = (int64_t)gs_team_next(w) * gs_team.step, hi = lo + gs_team.step;
+        gs_team.fn(gs_team.arg, lo, hi < gs_team.n ? hi : gs_team.n);
+        atomic_fetch_add_explicit(&gs_team.done, 1, memory_order_release);
+        w = atomic_load_explicit(&gs_team.word, memory_order_acquire);
+    }
+}
+
+static void *gs_team_worker(void *unused)
+{
+    (void)unused;
+    uint32_t seen = gs_team_gen(atomic_load_explicit(&gs_team.word, memory_order_acquire));
+    uint64_t idle = gs_now_ns();
+    for (unsigned spins = 0;; spins++) {
+        uint32_t gen = gs_team_gen(atomic_load_explicit(&gs_team.word, memory_order_acquire));
+        if (gen != seen) {
+            gs_team_take(gen);
+            seen = gen, idle = gs_now_ns();
+            continue;
+        }
+        gs_team_pause();
+        if (spins % 64 || gs_now_ns() - idle < GS_TEAM_SPIN_NS)
+            continue;
+        /* Sequentially consistent with the caller's publish-then-count (gs_team_run): either the caller sees
+         * this sleeper and wakes it, or this thread sees the new loop and does not sleep. */
+        pthread_mutex_lock(&gs_team.lock);
+        atomic_fetch_add(&gs_team.sleepers, 1);
+        while (gs_team_gen(atomic_load(&gs_team.word)) == seen)
+            pthread_cond_wait(&gs_team.wake, &gs_team.lock);
+        atomic_fetch_sub(&gs_team.sleepers, 1);
+        pthread_mutex_unlock(&gs_team.lock);
+    }
+    return NULL;
+}
+
+/* The workers, at the first loop; with busy held.  They block every signal, so that the program's handlers run
+ * on its own threads only. */
+static void gs_team_start(void)
+{
+    int want = gs_team_size() - 1, made = 0;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (; made < want; made++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, gs_team_worker, NULL) != 0)
+            break;
+        pthread_detach(t);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    gs_team.nthreads = made;
+    gs_team.state = made > 0 ? 1 : -1;
+}
+
+int gs_team_run(gs_team_fn *fn, void *arg, int64_t n, int64_t grain)
+{
+    if (grain < 1 || n < 2 * grain || pthread_mutex_trylock(&gs_team.busy) != 0)
+        return 0;
+    if (gs_team.state == 0)
+        gs_team_start();
+    if (gs_team.state < 0) {
+        pthread_mutex_unlock(&gs_team.busy);
+        return 0;
+    }
+    int64_t most = (int64_t)(gs_team.nthreads + 1) * GS_TEAM_PIECES, pieces = n / grain;
+    pieces = pieces < most ? pieces : most;
+    gs_team.fn = fn, gs_team.arg = arg, gs_team.n = n, gs_team.step = (n + pieces - 1) / pieces;
+    pieces = (n + gs_team.step - 1) / gs_team.step;
+    atomic_store_explicit(&gs_team.done, 0, memory_order_relaxed);
+    uint32_t gen = gs_team_gen(atomic_load_explicit(&gs_team.word, memory_order_relaxed)) + 1;
+    atomic_store(&gs_team.word, (uint64_t)gen << 32 | (uint64_t)pieces << 16);
+    if (atomic_load(&gs_team.sleepers) > 0) {
+        pthread_mutex_lock(&gs_team.lock);
+        pthread_cond_broadcast(&gs_team.wake);
+        pthread_mutex_unlock(&gs_team.lock);
+    }
+    gs_team_take(gen);
+    while (atomic_load_explicit(&gs_team.done, memory_order_acquire) < pieces)
+        gs_team_pause();
+    pthread_mutex_unlock(&gs_team.busy);
+    return (int)pieces;
+}
+
+/* A forked child has none of the parent's workers, and may have been forked while a loop ran. */
+static void gs_team_child(void)
+{
+    pthread_mutex_init(&gs_team.busy, NULL);
+    pthread_mutex_init(&gs_team.lock, NULL);
+    pthread_cond_init(&gs_team.wake, NULL);
+    gs_team.state = 0, gs_team.nthreads = 0;
+    atomic_store(&gs_team.word, 0);
+    atomic_store(&gs_team.sleepers, 0);
+}
+GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_team_child);
