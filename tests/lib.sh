@@ -45,3 +45,11 @@ standin() {
 standin_reset() { rm -f "$REPORT"; }
 # lines FILE PATTERN: number of lines of FILE matching the extended regular expression PATTERN.
 lines() { grep -cE "$2" "$1" || true; }
+# have DESCRIPTION COMMAND...: a prerequisite that tests/deps.sh installs; missing, it fails (never a skip).
+have() {
+    d=$1
+    shift
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    bad "$d is missing: sh tests/deps.sh test installs it"
+    return 1
+}

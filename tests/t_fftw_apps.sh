@@ -4,14 +4,6 @@
 # DFT, numpy.fft or the run without the shim, and the log must show each execute with its plan's shape.
 . "$(dirname "$0")/lib.sh"
 
-# have DESCRIPTION COMMAND...: a prerequisite that tests/deps.sh installs; missing, it fails (never a skip).
-have() {
-    d=$1
-    shift
-    if "$@" >/dev/null 2>&1; then return 0; fi
-    bad "$d is missing: sh tests/deps.sh test installs it"
-    return 1
-}
 # fftw LOG [KEY=VALUE...]: FFTW execute records of LOG matching every KEY=VALUE.
 fftw() {
     l=$1

@@ -108,12 +108,12 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
             [ $(count $W/f.log -- where=gpu 'routine=*gesv') = 0 ] && [ $(count $W/f.log -- where=gpu 'routine=*gemm') -gt 0 ]"
 fi
 
-# Every interposed LAPACK routine, in every precision, reached the GPU path in one of the runs.
+# Every interposed LAPACK routine that cuSOLVER serves, in every precision, reached the GPU path in one of the runs.
 missing=
-for r in getrf getrs gesv getri potrf potrs posv potri geqrf gels gelsd trtrs trtri gesdd gesvd geev; do
+for r in getrf getrs gesv getri potrf potrs posv potri geqrf gels gelsd trtrs trtri gesdd gesvd geev sytrf sytrs sysv; do
     for p in s d c z; do grep -qx "$p$r" $W/on-gpu || missing="$missing $p$r"; done
 done
-for r in orgqr:ungqr ormqr:unmqr syevd:heevd syev:heev; do
+for r in orgqr:ungqr ormqr:unmqr syevd:heevd syev:heev syevr:heevr syevx:heevx; do
     for p in s d c z; do
         case $p in s | d) n=$p${r%%:*} ;; *) n=$p${r##*:} ;; esac
         grep -qx "$n" $W/on-gpu || missing="$missing $n"

@@ -1,5 +1,5 @@
 /* Eigenvalues and the SVD of LAPACK on cuSOLVER, each an operation descriptor (cuda_solver.h): the symmetric
- * or Hermitian eigensolver (syev and syevd, both by syevd), the SVD (gesvd and gesdd, by gesvdp or gesvd) and
+ * or Hermitian eigensolver (syev and syevd, both by syevd; syevr and syevx, of a range, by syevdx), the SVD (gesvd and gesdd, by gesvdp or gesvd) and
  * the general eigensolver (geev, right eigenvectors only). */
 #include <float.h>
 #include <string.h>
@@ -28,6 +28,117 @@ static size_t gs_n_reals(const gs_lapack_t *p) { return (size_t)p->n * gs_real_s
 
 const gs_sol_op_t gs_sol_syevd = {.work = gs_syevd_work, .compute = gs_syevd, .vec = gs_n_reals,
                                   .flags = GS_SOL_W_OUT};
+
+/* ---- symmetric eigensolver of a range (syevr, syevx) ------------------------------------------------- */
+
+static cusolverEigRange_t gs_range(char r)
+{
+    return r == 'V' ? CUSOLVER_EIG_RANGE_V : r == 'I' ? CUSOLVER_EIG_RANGE_I : CUSOLVER_EIG_RANGE_ALL;
+}
+
+/* syevdx's bounds, host values of the eigenvalues' type; its indexes, 1 to n where the range has none. */
+typedef struct {
+    union {
+        float f;
+        double d;
+    } vl, vu;
+    int64_t il, iu;
+} gs_range_t;
+
+static gs_range_t gs_range_of(const gs_lapack_t *p)
+{
+    gs_range_t r = {.il = p->range == 'I' ? p->il : 1, .iu = p->range == 'I' ? p->iu : p->n};
+    if (gs_real_size(p->prec) == 4)
+        r.vl.f = (float)p->vl, r.vu.f = (float)p->vu;
+    else
+        r.vl.d = p->vl, r.vu.d = p->vu;
+    return r;
+}
+
+static int gs_syevdx_work(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    gs_range_t r = gs_range_of(p);
+    int64_t found = 0;
+    GS_SOL(c, cusolverDnXsyevdx_bufferSize, (s->h, s->q, gs_eig(p->job1), gs_range(p->range), gs_fill(p->uplo), p->n,
+                                             s->t, NULL, s->ld[0], &r.vl, &r.vu, r.il, r.iu, &found, s->r, NULL, s->t,
+                                             &s->work_bytes, &s->hbytes));
+    return GS_OK;
+}
+
+/* The eigenvalues into vec and, where wanted, their vectors into A's first columns on the device; the count
+ * found is a host value, so cuSOLVER waits for the device. */
+static int gs_syevdx(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    gs_range_t r = gs_range_of(p);
+    GS_SOL(c, cusolverDnXsyevdx, (s->h, s->q, gs_eig(p->job1), gs_range(p->range), gs_fill(p->uplo), p->n, s->t,
+                                  s->d[0], s->ld[0], &r.vl, &r.vu, r.il, r.iu, &s->found, s->r, s->vec, s->t, s->work,
+                                  s->work_bytes, s->hwork, s->hbytes, s->info));
+    return GS_OK;
+}
+
+/* Z: the vectors found, A's first columns on the device, through the transfer engine. */
+static int gs_syevdx_out(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
+    if (p->job1 != 'V' || s->found <= 0)
+        return GS_OK;
+    gs_hreg_t z = {p->u, (size_t)p->n * s->es, (size_t)p->ldu * s->es, (size_t)s->found};
+    gs_xjob_t j = {0};
+    int rc = gs_xfer_get(c, &j, &z, s->d[0], (size_t)s->ld[0] * s->es);
+    int rc2 = gs_xfer_finish(c, &j);
+    return rc != GS_OK ? rc : rc2;
+}
+
+/* Whether element i of a column is zero (both parts of a complex one). */
+static bool gs_is_zero(const char *col, int64_t i, int prec)
+{
+    switch (prec) {
+    case GS_P_S: return ((const float *)col)[i] == 0;
+    case GS_P_D: return ((const double *)col)[i] == 0;
+    case GS_P_C: return ((const float *)col)[2 * i] == 0 && ((const float *)col)[2 * i + 1] == 0;
+    default: return ((const double *)col)[2 * i] == 0 && ((const double *)col)[2 * i + 1] == 0;
+    }
+}
+
+/* syevr's ISUPPZ, as LAPACK defines it: the first and last nonzero rows (1-based) of each vector in Z, where
+ * LAPACK sets it (every vector: RANGE = 'A', or 'I' with IL = 1 and IU = N). */
+static void gs_syevr_support(const gs_lapack_t *p, int64_t found)
+{
+    if (p->range == 'V' || (p->range == 'I' && (p->il != 1 || p->iu != p->n)))
+        return;
+    size_t es = gs_prec_size(p->prec);
+    for (int64_t j = 0; j < found; j++) {
+        const char *col = (const char *)p->u + (size_t)j * (size_t)p->ldu * es;
+        int64_t lo = 0, hi = p->n - 1;
+        while (lo < hi && gs_is_zero(col, lo, p->prec))
+            lo++;
+        while (hi > lo && gs_is_zero(col, hi, p->prec))
+            hi--;
+        gs_lapack_set_int(p, p->support, 2 * j, lo + 1);
+        gs_lapack_set_int(p, p->support, 2 * j + 1, hi + 1);
+    }
+}
+
+/* M, the eigenvalues found into W, and syevr's ISUPPZ or syevx's IFAIL (zero for every vector found). */
+static void gs_syevdx_done(gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    gs_lapack_set_int(p, p->found, 0, s->found);
+    memcpy(p->w, s->hvec, (size_t)s->found * gs_real_size(p->prec));
+    if (p->job1 != 'V')
+        return;
+    if (p->op == GS_OP_syevr)
+        gs_syevr_support(p, s->found);
+    else
+        for (int64_t i = 0; i < s->found; i++)
+            gs_lapack_set_int(p, p->support, i, 0);
+}
+
+const gs_sol_op_t gs_sol_syevdx = {.work = gs_syevdx_work, .compute = gs_syevdx, .vec = gs_n_reals,
+                                   .out = gs_syevdx_out, .done = gs_syevdx_done, .flags = GS_SOL_VEC_BACK};
 
 /* ---- SVD --------------------------------------------------------------------------------------------- */
 

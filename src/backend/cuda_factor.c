@@ -1,6 +1,7 @@
 /* The factorisations and solves of LAPACK on cuSOLVER, each an operation descriptor (cuda_solver.h): LU
- * (getrf, gesv, getrs, getri), Cholesky (potrf, posv, potrs, potri), QR (geqrf, orgqr, ormqr, and the steps
- * least squares shares), and the triangular solve and inverse (trtrs by cuBLAS's trsm, trtri). */
+ * (getrf, gesv, getrs, getri), the symmetric indefinite factorisation (sytrf, sytrs, sysv), Cholesky (potrf,
+ * posv, potrs, potri), QR (geqrf, orgqr, ormqr, and the steps least squares shares), and the triangular solve
+ * and inverse (trtrs by cuBLAS's trsm, trtri). */
 #include <string.h>
 
 #include "backend/cuda_solver.h"
@@ -17,6 +18,10 @@ typedef cusolverStatus_t gs_ormqr_bs_fn(cusolverDnHandle_t, cublasSideMode_t, cu
 typedef cusolverStatus_t gs_ormqr_fn(cusolverDnHandle_t, cublasSideMode_t, cublasOperation_t, int, int, int,
                                      const void *, int, const void *, void *, int, void *, int, int *);
 
+typedef cusolverStatus_t gs_sytrf_bs_fn(cusolverDnHandle_t, int, void *, int, int *);
+typedef cusolverStatus_t gs_sytrf_fn(cusolverDnHandle_t, cublasFillMode_t, int, void *, int, int *, void *, int,
+                                     int *);
+
 /* The workspace of a per-precision routine, in elements, as cuSOLVER's workspace-size functions give it. */
 static int gs_lwork(const gs_sol_t *s) { return (int)(s->work_bytes / s->es); }
 
@@ -25,8 +30,7 @@ static int gs_lwork(const gs_sol_t *s) { return (int)(s->work_bytes / s->es); }
 static int gs_getrf_work(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    int64_t m = p->op == GS_OP_gesv ? p->n : p->m;
-    GS_SOL(c, cusolverDnXgetrf_bufferSize, (s->h, s->q, m, p->n, s->t, NULL, s->ld[0], s->t, &s->work_bytes,
+    GS_SOL(c, cusolverDnXgetrf_bufferSize, (s->h, s->q, p->m, p->n, s->t, NULL, s->ld[0], s->t, &s->work_bytes,
                                             &s->hbytes));
     return GS_OK;
 }
@@ -78,6 +82,64 @@ const gs_sol_op_t gs_sol_gesv = {.work = gs_getrf_work, .compute = gs_gesv, .fla
 const gs_sol_op_t gs_sol_getrs = {.compute = gs_getrs, .flags = GS_SOL_PIV_IN};
 const gs_sol_op_t gs_sol_getri = {.compute = gs_getri, .extra = gs_getri_extra,
                                   .flags = GS_SOL_PIV_IN | GS_SOL_ONES};
+
+/* ---- symmetric indefinite (Bunch-Kaufman) ----------------------------------------------------------- */
+
+/* The workspaces of sytrf (in elements, 32-bit) and of sytrs, the larger of each side's. */
+static int gs_sytrf_work(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int lw = 0;
+    if (p->op != GS_OP_sytrs)
+        GS_TRY(c, gs_sol_names[GS_SOL_SYTRF][p->prec],
+               ((gs_sytrf_bs_fn *)gs_sol.fn[GS_SOL_SYTRF][p->prec][1])(s->h, (int)p->n, NULL, (int)s->ld[0], &lw));
+    s->work_bytes = (size_t)lw * s->es;
+    if (p->op == GS_OP_sytrf)
+        return GS_OK;
+    size_t dev = 0, host = 0;
+    GS_SOL(c, cusolverDnXsytrs_bufferSize, (s->h, gs_fill(p->uplo), p->n, p->nrhs, s->t, NULL, s->ld[0], NULL, s->t,
+                                            NULL, s->ld[1], &dev, &host));
+    s->work_bytes = s->work_bytes > dev ? s->work_bytes : dev;
+    s->hbytes = host;
+    return GS_OK;
+}
+
+/* sytrf, its 32-bit pivots made 64-bit in s->ipiv through the host (sytrs and the caller take those). */
+static int gs_sytrf(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int *piv32 = (int *)(void *)s->ipiv;
+    GS_TRY(c, gs_sol_names[GS_SOL_SYTRF][p->prec],
+           ((gs_sytrf_fn *)gs_sol.fn[GS_SOL_SYTRF][p->prec][0])(s->h, gs_fill(p->uplo), (int)p->n, s->d[0],
+                                                                (int)s->ld[0], piv32, s->work, gs_lwork(s), s->info));
+    size_t n = (size_t)p->n;
+    int rc = gs_small_copy(c, s->hpiv, piv32, n * 4, cudaMemcpyDeviceToHost);
+    if (rc != GS_OK)
+        return rc;
+    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
+    /* From the last, so that no 32-bit pivot is overwritten before it is read. */
+    for (size_t i = n; i-- > 0;)
+        ((int64_t *)(void *)s->hpiv)[i] = ((const int32_t *)(const void *)s->hpiv)[i];
+    return gs_small_copy(c, s->ipiv, s->hpiv, n * 8, cudaMemcpyHostToDevice);
+}
+
+static int gs_sytrs(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    GS_SOL(c, cusolverDnXsytrs, (s->h, gs_fill(p->uplo), p->n, p->nrhs, s->t, s->d[0], s->ld[0], s->ipiv, s->t,
+                                 s->d[1], s->ld[1], s->work, s->work_bytes, s->hwork, s->hbytes, s->info + 1));
+    return GS_OK;
+}
+
+static int gs_sysv(gs_call_t *c, gs_sol_t *s)
+{
+    int rc = gs_sytrf(c, s);
+    return rc != GS_OK ? rc : gs_sytrs(c, s);
+}
+
+const gs_sol_op_t gs_sol_sytrf = {.work = gs_sytrf_work, .compute = gs_sytrf, .flags = GS_SOL_PIV_OUT};
+const gs_sol_op_t gs_sol_sytrs = {.work = gs_sytrf_work, .compute = gs_sytrs, .flags = GS_SOL_PIV_IN};
+const gs_sol_op_t gs_sol_sysv = {.work = gs_sytrf_work, .compute = gs_sysv, .flags = GS_SOL_PIV_OUT};
 
 /* ---- Cholesky ---------------------------------------------------------------------------------------- */
 

@@ -15,7 +15,9 @@ static const gs_sol_op_t *const gs_sol_ops[GS_NOPS] = {
     [GS_OP_orgqr] = &gs_sol_orgqr, [GS_OP_ormqr] = &gs_sol_ormqr, [GS_OP_trtrs] = &gs_sol_trtrs,
     [GS_OP_trtri] = &gs_sol_trtri, [GS_OP_syev] = &gs_sol_syevd,  [GS_OP_syevd] = &gs_sol_syevd,
     [GS_OP_gesvd] = &gs_sol_svd,   [GS_OP_gesdd] = &gs_sol_svd,   [GS_OP_geev] = &gs_sol_geev,
-    [GS_OP_gels] = &gs_sol_gels,   [GS_OP_gelsd] = &gs_sol_gelsd,
+    [GS_OP_gels] = &gs_sol_gels,   [GS_OP_gelsd] = &gs_sol_gelsd, [GS_OP_syevr] = &gs_sol_syevdx,
+    [GS_OP_syevx] = &gs_sol_syevdx, [GS_OP_sytrf] = &gs_sol_sytrf, [GS_OP_sytrs] = &gs_sol_sytrs,
+    [GS_OP_sysv] = &gs_sol_sysv,
 };
 
 /* Host memory kept between a device's LAPACK calls, at most: a call that needs more (trtri's triangle of a

@@ -12,6 +12,7 @@ const char *const gs_sol_names[GS_SOL_N][GS_NPREC] = {
     {"cusolverDnSpotri", "cusolverDnDpotri", "cusolverDnCpotri", "cusolverDnZpotri"},
     {"cusolverDnSorgqr", "cusolverDnDorgqr", "cusolverDnCungqr", "cusolverDnZungqr"},
     {"cusolverDnSormqr", "cusolverDnDormqr", "cusolverDnCunmqr", "cusolverDnZunmqr"},
+    {"cusolverDnSsytrf", "cusolverDnDsytrf", "cusolverDnCsytrf", "cusolverDnZsytrf"},
 };
 
 /* Opens cuSOLVER and resolves every function: GS_OK, or GS_ENODEV with the reason in gs_sol.why. */

@@ -14,10 +14,11 @@
     X(cusolverDnXgetrf) X(cusolverDnXgetrs) X(cusolverDnXpotrf_bufferSize) X(cusolverDnXpotrf) X(cusolverDnXpotrs) \
     X(cusolverDnXgeqrf_bufferSize) X(cusolverDnXgeqrf) X(cusolverDnXsyevd_bufferSize) X(cusolverDnXsyevd) \
     X(cusolverDnXgesvd_bufferSize) X(cusolverDnXgesvd) X(cusolverDnXtrtri_bufferSize) X(cusolverDnXtrtri) \
-    X(cusolverDnXgeev_bufferSize) X(cusolverDnXgeev) X(cusolverDnXgesvdp_bufferSize) X(cusolverDnXgesvdp)
+    X(cusolverDnXgeev_bufferSize) X(cusolverDnXgeev) X(cusolverDnXgesvdp_bufferSize) X(cusolverDnXgesvdp) \
+    X(cusolverDnXsyevdx_bufferSize) X(cusolverDnXsyevdx) X(cusolverDnXsytrs_bufferSize) X(cusolverDnXsytrs)
 
 /* Routines cuSOLVER has only per precision, with 32-bit sizes (gs_sol_names). */
-enum { GS_SOL_POTRI, GS_SOL_ORGQR, GS_SOL_ORMQR, GS_SOL_N };
+enum { GS_SOL_POTRI, GS_SOL_ORGQR, GS_SOL_ORMQR, GS_SOL_SYTRF, GS_SOL_N };
 
 /* cuSOLVER's functions, for the process; written under the GPU lock by the first gs_sol_up. */
 typedef struct {
@@ -63,6 +64,7 @@ typedef struct {
     char *hextra;               /* the operation's own host memory (gs_sol_op_t.host) */
     int hinfo[2];               /* INFO on the host */
     int64_t rank;               /* gelsd's effective rank */
+    int64_t found;              /* syevdx's eigenvalues found */
 } gs_sol_t;
 
 /* A step of an operation: 0, or a negative GS_E* code with the reason in c->why. */
@@ -96,7 +98,8 @@ typedef struct {
 /* The operations (cuda_factor.c, cuda_eigen.c, cuda_lstsq.c). */
 GS_HIDDEN extern const gs_sol_op_t gs_sol_getrf, gs_sol_gesv, gs_sol_getrs, gs_sol_getri, gs_sol_potrf,
     gs_sol_posv, gs_sol_potrs, gs_sol_potri, gs_sol_geqrf, gs_sol_orgqr, gs_sol_ormqr, gs_sol_trtrs, gs_sol_trtri;
-GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev;
+GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev, gs_sol_syevdx;
+GS_HIDDEN extern const gs_sol_op_t gs_sol_sytrf, gs_sol_sytrs, gs_sol_sysv;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_gels, gs_sol_gelsd;
 
 /* QR steps that least squares shares with geqrf and ormqr (cuda_factor.c): geqrf's workspace for an m x n

@@ -23,6 +23,53 @@ def gelsd_overwrite(a, b):
     f(a, bn, *_compute_lwork(fl, *a.shape, b.shape[1], -1), -1, overwrite_a=True)
 
 
+def projector(v):
+    """v v^H: the same for any signs (phases) of the vectors"""
+    return v @ v.conj().T
+
+
+def drivers(t, a, h, b):
+    """The drivers SciPy calls by default: syevr (eigh's default, every range) and syevx, gesv's pivots, the
+    symmetric indefinite solves (sysv, sytrf by ldl), gees (schur) and gelsy, with the outputs LAPACK defines"""
+    lp = sla.lapack
+    w, v = sla.eigh(h)
+    out[t + "evr_w"], out[t + "evr_proj"] = w, projector(v)
+    w, v = sla.eigh(h, subset_by_index=[3, 12])
+    out[t + "evr_idx_w"], out[t + "evr_idx_proj"] = w, projector(v)
+    mid = float(np.median(np.linalg.eigvalsh(h)))
+    w, v = sla.eigh(h, subset_by_value=[mid, np.inf])
+    out[t + "evr_val_w"], out[t + "evr_val_proj"] = w, projector(v)
+    out[t + "evr_vals"] = sla.eigh(h, eigvals_only=True)
+    w, v = sla.eigh(h, driver="evx", subset_by_index=[0, 9])
+    out[t + "evx_w"], out[t + "evx_proj"] = w, projector(v)
+    # syevr called directly, with the optimal workspace (SciPy's default is the minimum, which stays on the CPU):
+    # ISUPPZ is the support of each vector: LAPACK's own is that of the tridiagonal matrix's vectors, which it
+    # back-transforms, the GPU path's that of the vectors in Z (what LAPACK's documentation says); where either
+    # ends is rounding's choice.  Both are ranges of rows.
+    f, fl = (lp.zheevr, lp.zheevr_lwork) if t == "D" else (lp.dsyevr, lp.dsyevr_lwork)
+    work = fl(h.shape[0])
+    sizes = dict(lwork=int(work[0].real), lrwork=int(work[1]), liwork=work[2]) if t == "D" else \
+        dict(lwork=int(work[0]), liwork=work[1])
+    w, z, m, isuppz, info = f(h, compute_v=1, range="A", **sizes)
+    lo, hi = isuppz[0 : 2 * m : 2], isuppz[1 : 2 * m : 2]
+    ranges = bool(np.all((1 <= lo) & (lo <= hi) & (hi <= h.shape[0])))
+    out[t + "syevr_m_info_support"] = np.array([m, info, float(ranges)])
+    f = lp.zheevx if t == "D" else lp.dsyevx
+    w, z, m, ifail, info = f(h, compute_v=1, range="I", il=2, iu=7)
+    out[t + "syevx_m_ifail_info"] = np.concatenate([[m, info], ifail[:m]]).astype(float)
+    f = lp.zgesv if t == "D" else lp.dgesv
+    out[t + "gesv_piv"] = f(a, b)[1].astype(float)
+    s = a + a.T
+    out[t + "solve_sym"] = sla.solve(s, b, assume_a="sym")
+    lu, d, perm = sla.ldl(s, hermitian=False)
+    out[t + "ldl_rebuilt"] = lu @ d @ lu.T
+    if t == "D":
+        out[t + "solve_her"] = sla.solve(h, b, assume_a="her")
+    tt, zz = sla.schur(a)
+    out[t + "schur_rebuilt"], out[t + "schur_diag"] = zz @ tt @ zz.conj().T, np.sort_complex(np.diag(tt))
+    out[t + "gelsy_x"] = sla.lstsq(a, b, lapack_driver="gelsy")[0]
+
+
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 400
 rng = np.random.default_rng(5)
 out = {}
@@ -79,6 +126,7 @@ for dt in (np.float64, np.complex128):
         x, res, rank, sv = np.linalg.lstsq(m, rhs, rcond=None)
         out[t + name + "_x"], out[t + name + "_res"], out[t + name + "_s"] = x, res, sv
         out[t + name + "_rank"] = np.array(float(rank))
+    drivers(t, a, h, b)
     for name, f, m in (("singular", np.linalg.solve, sing), ("notpd", np.linalg.cholesky, -h)):
         try:
             f(m, b) if name == "singular" else f(m)

@@ -84,9 +84,12 @@ typedef struct {
     int64_t *ipiv;
     int *info;
     double *err; /* gesvdp's h_err_sigma */
+    double vl, vu; /* syevdx's interval, indexes (il, iu) and eigenvalues found, a host value */
+    int64_t il, iu, *meig;
+    int *piv32;    /* sytrf's pivots */
 } job_t;
 
-enum { GETRF, GETRS, POTRF, POTRS, POTRI, GEQRF, ORGQR, ORMQR, SYEVD, GESVD, GESVDP, GEEV, TRTRI };
+enum { GETRF, GETRS, POTRF, POTRS, POTRI, GEQRF, ORGQR, ORMQR, SYEVD, GESVD, GESVDP, GEEV, TRTRI, SYEVDX, SYTRF, SYTRS };
 
 /* Reference LAPACK signatures, every array as void; integers are 32-bit. */
 typedef void fn_getrf(const int *, const int *, void *, const int *, int *, int *);
@@ -112,6 +115,15 @@ typedef void fn_geev_r(const char *, const char *, const int *, void *, const in
                        const int *, void *, const int *, void *, const int *, int *, size_t, size_t);
 typedef void fn_geev_c(const char *, const char *, const int *, void *, const int *, void *, void *, const int *,
                        void *, const int *, void *, const int *, void *, int *, size_t, size_t);
+typedef void fn_syevx_r(const char *, const char *, const char *, const int *, void *, const int *, const void *,
+                        const void *, const int *, const int *, const void *, int *, void *, void *, const int *,
+                        void *, const int *, int *, int *, int *, size_t, size_t, size_t);
+typedef void fn_syevx_c(const char *, const char *, const char *, const int *, void *, const int *, const void *,
+                        const void *, const int *, const int *, const void *, int *, void *, void *, const int *,
+                        void *, const int *, void *, int *, int *, int *, size_t, size_t, size_t);
+typedef void fn_sytrf(const char *, const int *, void *, const int *, int *, void *, const int *, int *, size_t);
+typedef void fn_sytrs(const char *, const int *, const int *, const void *, const int *, const int *, void *,
+                      const int *, int *, size_t);
 typedef void fn_trtri(const char *, const char *, const int *, void *, const int *, int *, size_t, size_t);
 
 /* The reference gesvd with jobs ju and jv; U or VT NULL when not computed (the reference wants valid
@@ -216,6 +228,37 @@ static void run(void *arg)
                                              one, &ldvl, vr, &ldvt, work, &lwork, &info, 1, 1);
         break;
     }
+    case SYEVDX: { /* the reference syevx (heevx), its vectors then copied into A's first columns */
+        union { float f[3]; double d[3]; } r;
+        int single = real_of(p) == S;
+        if (single)
+            r.f[0] = (float)j->vl, r.f[1] = (float)j->vu, r.f[2] = 0;
+        else
+            r.d[0] = j->vl, r.d[1] = j->vu, r.d[2] = 0;
+        void *vl = single ? (void *)&r.f[0] : (void *)&r.d[0], *vu = single ? (void *)&r.f[1] : (void *)&r.d[1];
+        void *tol = single ? (void *)&r.f[2] : (void *)&r.d[2];
+        int il = (int)j->il, iu = (int)j->iu, found = 0, ldz = n > 0 ? n : 1;
+        void *z = calloc((size_t)ldz * (size_t)ldz, esize[p]);
+        int *ifail = calloc((size_t)mx, sizeof(int));
+        if (cplx)
+            ((fn_syevx_c *)lapack(p, "heevx"))(&c1, &c2, &c3, &n, j->a, &lda, vl, vu, &il, &iu, tol, &found, j->vec, z,
+                                               &ldz, work, &lwork, rwork, iwork, ifail, &info, 1, 1, 1);
+        else
+            ((fn_syevx_r *)lapack(p, "syevx"))(&c1, &c2, &c3, &n, j->a, &lda, vl, vu, &il, &iu, tol, &found, j->vec, z,
+                                               &ldz, work, &lwork, iwork, ifail, &info, 1, 1, 1);
+        for (int col = 0; c1 == 'V' && col < found; col++)
+            memcpy((char *)j->a + (size_t)col * (size_t)lda * esize[p], (char *)z + (size_t)col * (size_t)ldz * esize[p],
+                   (size_t)n * esize[p]);
+        *j->meig = found;
+        free(z), free(ifail);
+        break;
+    }
+    case SYTRF: ((fn_sytrf *)lapack(p, "sytrf"))(&c1, &n, j->a, &lda, j->piv32, work, &lwork, &info, 1); break;
+    case SYTRS:
+        for (int i = 0; i < n; i++)
+            piv[i] = (int)j->ipiv[i];
+        ((fn_sytrs *)lapack(p, "sytrs"))(&c1, &n, &nrhs, j->a, &lda, piv, j->b, &ldb, &info, 1);
+        break;
     case TRTRI:
         ((fn_trtri *)lapack(p, "trtri"))(&c1, &c3, &n, j->a, &lda, &info, 1, 1);
         /* The real cuSOLVER changes the other triangle and a unit diagonal: poisoned here, so that a caller
@@ -599,3 +642,92 @@ PER_PREC(S, float, S, orgqr, ormqr)
 PER_PREC(D, double, D, orgqr, ormqr)
 PER_PREC(C, cuComplex, C, ungqr, unmqr)
 PER_PREC(Z, cuDoubleComplex, Z, ungqr, unmqr)
+
+/* ---- the drivers' routines: syevdx, sytrf (32-bit, per precision), sytrs ------------------------------ */
+
+cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t q, cusolverEigMode_t jobz,
+                                              cusolverEigRange_t range, cublasFillMode_t u, int64_t n, cudaDataType ta,
+                                              const void *a, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu,
+                                              int64_t *meig, cudaDataType tw, const void *w, cudaDataType tc,
+                                              size_t *dev, size_t *host)
+{
+    (void)q, (void)jobz, (void)range, (void)u, (void)a, (void)lda, (void)vl, (void)vu, (void)il, (void)iu;
+    (void)meig, (void)tw, (void)w, (void)tc;
+    return handle_ok(h) ? SIZES(dev, host, prec_of(ta), 3 * n) : CUSOLVER_STATUS_NOT_INITIALIZED;
+}
+
+/* Waits for the device, as the real one must: the count found is a host value. */
+cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t h, cusolverDnParams_t q, cusolverEigMode_t jobz,
+                                   cusolverEigRange_t range, cublasFillMode_t u, int64_t n, cudaDataType ta, void *a,
+                                   int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig,
+                                   cudaDataType tw, void *w, cudaDataType tc, void *dw, size_t dwb, void *hw,
+                                   size_t hwb, int *info)
+{
+    (void)q, (void)tc, (void)hw, (void)hwb;
+    BEGIN("cusolverDnXsyevdx");
+    int p = prec_of(ta), single = real_of(p) == S;
+    if (prec_of(tw) != real_of(p))
+        standin_violation("cusolverDnXsyevdx", "eigenvalues must be of the real type");
+    if (standin_check_host(meig, "cusolverDnXsyevdx", "meig") || standin_check_host(vl, "cusolverDnXsyevdx", "vl"))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    job_t j = {.op = SYEVDX, .p = p, .c1 = jobz == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N',
+               .c2 = range == CUSOLVER_EIG_RANGE_V ? 'V' : range == CUSOLVER_EIG_RANGE_I ? 'I' : 'A', .c3 = fill(u),
+               .n = n, .a = a, .lda = lda, .vec = w, .info = info, .il = il, .iu = iu, .meig = meig,
+               .vl = single ? *(float *)vl : *(double *)vl, .vu = single ? *(float *)vu : *(double *)vu};
+    cusolverStatus_t st = submit(h, &j, mat_ok("cusolverDnXsyevdx", a, p, n, n, lda, "A") &&
+                                            dev_ok("cusolverDnXsyevdx", w, (size_t)n * esize[real_of(p)], "W") &&
+                                            work_ok("cusolverDnXsyevdx", dw, dwb, work_bytes(p, 3 * n)));
+    if (st == CUSOLVER_STATUS_SUCCESS && cudaStreamSynchronize(h->stream) != cudaSuccess)
+        return CUSOLVER_STATUS_EXECUTION_FAILED;
+    return st;
+}
+
+cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t h, cublasFillMode_t u, int64_t n, int64_t nrhs,
+                                             cudaDataType ta, const void *a, int64_t lda, const int64_t *ipiv,
+                                             cudaDataType tb, void *b, int64_t ldb, size_t *dev, size_t *host)
+{
+    (void)u, (void)nrhs, (void)a, (void)lda, (void)ipiv, (void)tb, (void)b, (void)ldb;
+    return handle_ok(h) ? SIZES(dev, host, prec_of(ta), n) : CUSOLVER_STATUS_NOT_INITIALIZED;
+}
+
+cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t h, cublasFillMode_t u, int64_t n, int64_t nrhs, cudaDataType ta,
+                                  const void *a, int64_t lda, const int64_t *ipiv, cudaDataType tb, void *b,
+                                  int64_t ldb, void *dw, size_t dwb, void *hw, size_t hwb, int *info)
+{
+    (void)tb, (void)hw, (void)hwb;
+    BEGIN("cusolverDnXsytrs");
+    int p = prec_of(ta);
+    job_t j = {.op = SYTRS, .p = p, .c1 = fill(u), .n = n, .nrhs = nrhs, .a = (void *)a, .lda = lda,
+               .ipiv = (int64_t *)ipiv, .b = b, .ldb = ldb, .info = info};
+    return submit(h, &j, mat_ok("cusolverDnXsytrs", a, p, n, n, lda, "A") &&
+                             mat_ok("cusolverDnXsytrs", b, p, n, nrhs, ldb, "B") &&
+                             dev_ok("cusolverDnXsytrs", ipiv, (size_t)n * 8, "ipiv") &&
+                             work_ok("cusolverDnXsytrs", dw, dwb, work_bytes(p, n)));
+}
+
+static cusolverStatus_t sytrf(cusolverDnHandle_t h, int p, const char *fn, cublasFillMode_t u, int n, void *a, int lda,
+                              int *ipiv, void *w, int lw, int *info)
+{
+    BEGIN(fn);
+    job_t j = {.op = SYTRF, .p = p, .c1 = fill(u), .n = n, .a = a, .lda = lda, .piv32 = ipiv, .info = info};
+    return submit(h, &j, mat_ok(fn, a, p, n, n, lda, "A") && dev_ok(fn, ipiv, (size_t)n * 4, "ipiv") &&
+                             work_ok(fn, w, (size_t)lw * esize[p], work_bytes(p, n)));
+}
+
+#define SYTRF_PREC(P, T, PL) \
+    cusolverStatus_t cusolverDn##P##sytrf_bufferSize(cusolverDnHandle_t h, int n, T *a, int lda, int *lw) \
+    { \
+        (void)a, (void)lda; \
+        *lw = (int)(work_bytes(PL, n) / esize[PL]); \
+        return handle_ok(h) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_NOT_INITIALIZED; \
+    } \
+    cusolverStatus_t cusolverDn##P##sytrf(cusolverDnHandle_t h, cublasFillMode_t u, int n, T *a, int lda, int *ipiv, \
+                                          T *w, int lw, int *info) \
+    { \
+        return sytrf(h, PL, "cusolverDn" #P "sytrf", u, n, a, lda, ipiv, w, lw, info); \
+    }
+
+SYTRF_PREC(S, float, S)
+SYTRF_PREC(D, double, D)
+SYTRF_PREC(C, cuComplex, C)
+SYTRF_PREC(Z, cuDoubleComplex, Z)

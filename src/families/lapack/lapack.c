@@ -7,23 +7,6 @@
 
 #include "families/lapack/lapack.h"
 
-static inline char gs_up(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
-static inline int64_t gs_max1(int64_t v) { return v > 1 ? v : 1; }
-static inline int64_t gs_min(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline int64_t gs_max(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline bool gs_in(char ch, const char *set) { return ch && strchr(set, ch) != NULL; }
-
-/* What every operation has; each fill function sets the rest. */
-static void gs_lapack_start(gs_lapack_t *p, unsigned e, void *a, int64_t lda, void *info)
-{
-    memset(p, 0, sizeof *p);
-    const gs_routine_info_t *r = &gs_routines[gs_entries[e].routine];
-    p->op = r->op;
-    p->prec = r->prec;
-    p->ilp64 = gs_entries[e].ilp64;
-    p->a = a, p->lda = lda, p->info = info;
-}
-
 /* A transposition letter a routine of precision prec accepts: N and T for real ones (C too where allowed),
  * N and C for the unitary complex ones. */
 static bool gs_trans_ok(char t, int prec, bool any)
@@ -44,7 +27,10 @@ void gs_lapack_lu(gs_lapack_t *p, unsigned e, char trans, int64_t m, int64_t n, 
         p->valid = gs_trans_ok(p->trans, p->prec, true) && n >= 0 && nrhs >= 0 && lda >= gs_max1(n) &&
                    ldb >= gs_max1(n);
         break;
-    default: p->valid = n >= 0 && nrhs >= 0 && lda >= gs_max1(n) && ldb >= gs_max1(n); break; /* gesv */
+    default: /* gesv: A is n x n, and its n pivots are an output (gs_lapack_mn) */
+        p->m = n;
+        p->valid = n >= 0 && nrhs >= 0 && lda >= gs_max1(n) && ldb >= gs_max1(n);
+        break;
     }
 }
 
@@ -210,7 +196,7 @@ static int gs_lapack_matrices(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *
         o[1] = (gs_operand_t){p->vt, n, n, p->ldvt, 0, 1};
         return 2;
     default:
-        return 0;
+        return gs_lapack_driver_matrices(p, o, scratch_only);
     }
 }
 
@@ -246,7 +232,8 @@ static double gs_lapack_flops(const gs_lapack_t *p)
         break;
     case GS_OP_geev: f = (p->job1 == 'V' || p->job2 == 'V' ? 25 : 10) * n * n * n; break;
     case GS_OP_trtrs: f = n * n * r; break;
-    default: f = n * n * n / 3; break; /* trtri */
+    case GS_OP_trtri: f = n * n * n / 3; break;
+    default: f = gs_lapack_driver_flops(p); break;
     }
     if (f <= 0 || m < 0 || n < 0)
         return 0;
@@ -264,7 +251,7 @@ static void gs_lapack_operands(const void *args, gs_operands_t *o)
 static void gs_lapack_describe(gs_call_t *c, const void *args)
 {
     const gs_lapack_t *p = args;
-    const char letters[] = {p->job1, p->job2, p->side, p->uplo, p->trans, p->diag};
+    const char letters[] = {p->job1, p->job2, p->range, p->side, p->uplo, p->trans, p->diag};
     gs_call_describe(c, p->op, p->m, p->n, p->k, p->nrhs, letters, sizeof letters);
 }
 
@@ -346,6 +333,11 @@ static const char *gs_lapack_check(gs_call_t *c, const void *args)
     const gs_lapack_t *p = args;
     if (!p->valid)
         return "invalid arguments";
+    /* The drivers, the last operations of the LAPACK family (core/routines.def): what they cannot do on the GPU
+     * is known from their arguments alone. */
+    const char *why = p->op >= GS_OP_syevr && p->op <= GS_OP_geevx ? gs_lapack_driver_exact(p) : NULL;
+    if (why)
+        return why;
     if (p->lwork == -1 || p->lrwork == -1 || p->liwork == -1)
         return "workspace query";
     c->flops = gs_lapack_flops(p);
@@ -364,7 +356,7 @@ static int gs_lapack_after_query(gs_call_t *c, const void *args)
     if (gs_lapack_int(p, p->info, 0) != 0)
         return c->why = "invalid arguments", GS_RUN_DONE;
     /* A workspace smaller than the optimum may be too small: LAPACK decides, on the CPU. */
-    bool has_iwork = p->op == GS_OP_syevd, has_rwork = has_iwork && gs_prec_complex(p->prec);
+    bool has_iwork = p->op == GS_OP_syevd || p->op == GS_OP_syevr, has_rwork = has_iwork && gs_prec_complex(p->prec);
     if ((double)p->lwork < gs_work_size(p, p->work, false) ||
         (has_rwork && (double)p->lrwork < gs_work_size(p, p->rwork, false)) ||
         (has_iwork && (double)p->liwork < gs_work_size(p, p->iwork, true)))

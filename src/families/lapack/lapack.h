@@ -6,6 +6,8 @@
 #ifndef GS_LAPACK_H
 #define GS_LAPACK_H
 
+#include <string.h>
+
 #include "dispatch/dispatch.h"
 
 typedef struct {
@@ -28,7 +30,42 @@ typedef struct {
     void *work, *rwork, *iwork; /* the caller's workspace: after the query they hold the optimal sizes */
     int64_t lwork, lrwork, liwork; /* -1 asks for a workspace query; 0 when the routine has no such size */
     void *info;
+    /* syevr and syevx: RANGE, the interval (VL, VU] or the indexes IL to IU, M (eigenvalues found), and ISUPPZ
+     * (syevr) or IFAIL (syevx); Z and LDZ are u and ldu */
+    char range;
+    double vl, vu;
+    int64_t il, iu;
+    void *found, *support;
+    bool herm;         /* sytrf, sytrs, sysv: the Hermitian form (he*) of a complex routine */
 } gs_lapack_t;
+
+/* What syevr and syevx take besides the symmetric eigensolver's arguments, as their entries pass it. */
+typedef struct {
+    char jobz, range, uplo;
+    double vl, vu;
+    int64_t il, iu;
+    void *m, *z;
+    int64_t ldz;
+    void *support;
+} gs_eigx_t;
+
+/* What every operation has (zeroed besides): each fill function sets the rest. */
+static inline void gs_lapack_start(gs_lapack_t *p, unsigned e, void *a, int64_t lda, void *info)
+{
+    memset(p, 0, sizeof *p);
+    const gs_routine_info_t *r = &gs_routines[gs_entries[e].routine];
+    p->op = r->op;
+    p->prec = r->prec;
+    p->ilp64 = gs_entries[e].ilp64;
+    p->a = a, p->lda = lda, p->info = info;
+}
+
+/* Helpers of the fill functions: an option letter in upper case, bounds, and whether ch is one of set. */
+static inline char gs_up(char ch) { return ch >= 'a' && ch <= 'z' ? (char)(ch - 'a' + 'A') : ch; }
+static inline int64_t gs_max1(int64_t v) { return v > 1 ? v : 1; }
+static inline int64_t gs_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t gs_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline bool gs_in(char ch, const char *set) { return ch && strchr(set, ch) != NULL; }
 
 /* Fill functions, one per operation family; option arguments are the caller's letters. */
 GS_HIDDEN void gs_lapack_lu(gs_lapack_t *p, unsigned e, char trans, int64_t m, int64_t n, int64_t nrhs, void *a,
@@ -52,6 +89,21 @@ GS_HIDDEN void gs_lapack_geev(gs_lapack_t *p, unsigned e, char jobvl, char jobvr
                               int64_t lwork, void *info);
 GS_HIDDEN void gs_lapack_tri(gs_lapack_t *p, unsigned e, char uplo, char trans, char diag, int64_t n, int64_t nrhs,
                              void *a, int64_t lda, void *b, int64_t ldb, void *info);
+
+/* The drivers (drivers.c): syevr and syevx; sytrf, sytrs and sysv (nrhs 0 and b NULL for sytrf); and the
+ * routines that always run on the CPU (gees, gelsy, geevx), described by their sizes and two option letters. */
+GS_HIDDEN void gs_lapack_eigx(gs_lapack_t *p, unsigned e, gs_eigx_t x, int64_t n, void *a, int64_t lda, void *w,
+                              void *work, int64_t lwork, void *rwork, int64_t lrwork, void *iwork, int64_t liwork,
+                              void *info);
+GS_HIDDEN void gs_lapack_sym(gs_lapack_t *p, unsigned e, char uplo, int64_t n, int64_t nrhs, void *a, int64_t lda,
+                             void *ipiv, void *b, int64_t ldb, void *work, int64_t lwork, void *info);
+GS_HIDDEN void gs_lapack_cpu(gs_lapack_t *p, unsigned e, char job1, char job2, int64_t m, int64_t n, int64_t nrhs,
+                             void *a, int64_t lda, void *info);
+/* Why a valid call of a driver cannot run on the GPU exactly, or NULL (gs_lapack_family's check). */
+GS_HIDDEN const char *gs_lapack_driver_exact(const gs_lapack_t *p);
+/* A driver's matrices, as gs_lapack_family's operands gives them (their number), and its flops. */
+GS_HIDDEN int gs_lapack_driver_matrices(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch_only);
+GS_HIDDEN double gs_lapack_driver_flops(const gs_lapack_t *p);
 
 /* Element i of an integer array in the caller's width. */
 static inline int64_t gs_lapack_int(const gs_lapack_t *p, const void *v, int64_t i)
