@@ -34,7 +34,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-fft bench-sites depgraph entries install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -48,6 +48,7 @@ help:
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
 	@echo "make bench-cache    on a GPU machine: the residency cache against the CPU and CuPy (bench/results/cache.md)"
 	@echo "make bench-lapack   on a GPU machine: numpy.linalg and scipy.linalg against the CPU and CuPy (bench/results/lapack.md)"
+	@echo "make bench-copy     numpy.linalg's strided copies, with and without the shim, against the host's memory (bench/results/copy.md)"
 	@echo "make bench-fft      on a GPU machine: FFTW against cuFFTW, CuPy and FFTW's 16 threads (bench/results/fft.md)"
 	@echo "make bench-sites    what the log's call sites cost per call, from C and Python (bench/results/sites.md)"
 	@echo "make entries        build/entries.txt: every entry point, with its routine and template"
@@ -291,6 +292,12 @@ $(B)/bench/fft: bench/fft.c bench/pool.h bench/settle.h
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -l:libfftw3_threads.so.3 -l:libfftw3f_threads.so.3 -l:libfftw3.so.3 \
 		-l:libfftw3f.so.3 -lm -lpthread
 
+# numpy.linalg's per-column copies against the host's memory (bench/copy.sh); OpenBLAS by soname, as the H200
+# machine's packed libraries provide it.
+$(B)/bench/copy: bench/copy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -l:libopenblas.so.0 -lpthread
+
 # Unit tests link the library's objects directly: its internal functions are hidden in the .so.
 $(B)/tests/unit: $(wildcard tests/unit/*.c) $(LIB_OBJS) | $(B)/tests
 	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) $(wildcard tests/unit/*.c) $(LIB_OBJS) -o $@ \
@@ -309,7 +316,7 @@ check-gpu:
 
 # Everything the GPU machine needs, built here: the device tool carries build/libgpushim.so, build/tests,
 # build/olddriver and build/gpu (the CPU libraries the test programs link, packed).
-gpu-pack: tests
+gpu-pack: tests $(B)/bench/copy
 	tests/gpu/pack.sh
 
 demo: deps-demo
@@ -333,6 +340,9 @@ bench-cache: $(LIB)
 
 bench-lapack: $(LIB)
 	bench/lapack.sh
+
+bench-copy: $(LIB) $(B)/bench/copy
+	bench/copy.sh
 
 bench-fft: $(LIB) $(B)/bench/fft
 	bench/fft.sh

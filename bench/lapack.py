@@ -4,13 +4,16 @@ and the seconds of the best of REPEAT runs (default 2; 1 when a run takes over 5
 data, made before the clock starts.
 
 usage: python lapack.py numpy|cupy [CASE...]   (default: every case)
-  sizes: SIZES (default "1024 2048 4096 8192 16384"); BIG (default 8192): the largest n for eigh, svd,
-  svdvals, eig and lstsq, whose CPU times grow past minutes at 16384
-  cases: solve (64 right-hand sides), inv, cholesky, eigh, svd, svdvals (numpy.linalg.svd without vectors),
-  qr, det, lstsq (64 right-hand sides), eig,
+  sizes: SIZES (default "1024 2048 4096 8192 16384"); BIG (default 8192): the largest n for the eigensolvers,
+  the SVD, lstsq and schur, whose CPU times grow past minutes at 16384
+  cases: solve (64 right-hand sides), solve_f (the same with A in Fortran order), inv, cholesky, eigh, svd,
+  svdvals (numpy.linalg.svd without vectors), qr, det, lstsq (64 right-hand sides), eig,
   lu (scipy.linalg.lu_factor, then lu_solve with 64 right-hand sides, 10 times), cho (cho_factor, then
   cho_solve likewise), and ssolve and scholesky: scipy.linalg.solve and cholesky, which hand LAPACK a
-  Fortran-ordered copy made in one pass, where numpy.linalg copies row by row with a strided BLAS copy
+  Fortran-ordered copy made in one pass, where numpy.linalg copies column by column with a strided BLAS copy;
+  seigh, seigh_evd, seigh_evx: scipy.linalg.eigh by its default driver (syevr), by evd (syevd) and by evx
+  (syevx) for the lowest tenth of the eigenvalues; ssym: scipy.linalg.solve with assume_a="sym" (sytrf and
+  sytrs) of a symmetric indefinite A; schur: scipy.linalg.schur (gees, on the CPU: CuPy has none)
 A warm-up solve at n = 2048 comes first, so that no case pays for bringing CUDA up.
 """
 import json
@@ -22,8 +25,11 @@ import numpy as np
 from settle import settle
 
 backend = sys.argv[1]
-cases = sys.argv[2:] or ["solve", "inv", "cholesky", "eigh", "svd", "svdvals", "qr", "det", "lstsq", "eig", "lu",
-                         "cho", "ssolve", "scholesky"]
+cases = sys.argv[2:] or ["solve", "solve_f", "inv", "cholesky", "eigh", "svd", "svdvals", "qr", "det", "lstsq",
+                         "eig", "lu", "cho", "ssolve", "scholesky", "seigh", "seigh_evd", "seigh_evx", "ssym",
+                         "schur"]
+# Cases whose CPU time grows past minutes beyond BIG.
+slow = ("eigh", "svd", "svdvals", "eig", "lstsq", "seigh", "seigh_evd", "seigh_evx", "schur")
 sizes = [int(s) for s in os.environ.get("SIZES", "1024 2048 4096 8192 16384").split()]
 big = int(os.environ.get("BIG", "8192"))
 repeat = int(os.environ.get("REPEAT", "2"))
@@ -37,16 +43,28 @@ else:
 
 def data(case, n):
     a = rng.random((n, n)) - 0.5
-    if case in ("cholesky", "eigh", "cho", "scholesky"):
+    if case in ("cholesky", "eigh", "cho", "scholesky", "seigh", "seigh_evd", "seigh_evx"):
         a = a @ a.T + n * np.eye(n)
+    if case == "ssym":
+        a = a + a.T
     b = rng.random((n, 64)) - 0.5
-    return a, b
+    return (np.asfortranarray(a) if case == "solve_f" else a), b
 
 
 def run_numpy(case, a, b):
     la = np.linalg
-    if case == "solve":
+    if case in ("solve", "solve_f"):
         return la.solve(a, b)
+    if case == "seigh":
+        return sla.eigh(a)
+    if case == "seigh_evd":
+        return sla.eigh(a, driver="evd")
+    if case == "seigh_evx":
+        return sla.eigh(a, driver="evx", subset_by_index=[0, a.shape[0] // 10 - 1])
+    if case == "ssym":
+        return sla.solve(a, b, assume_a="sym")
+    if case == "schur":
+        return sla.schur(a)
     if case == "inv":
         return la.inv(a)
     if case == "ssolve":
@@ -81,7 +99,9 @@ def run_cupy(case, a, b):
     la = cp.linalg
     da, db = cp.asarray(a), cp.asarray(b)
     out = {
-        "solve": lambda: la.solve(da, db), "ssolve": lambda: la.solve(da, db),
+        "solve": lambda: la.solve(da, db), "ssolve": lambda: la.solve(da, db), "solve_f": lambda: la.solve(da, db),
+        "ssym": lambda: la.solve(da, db), "seigh": lambda: la.eigh(da), "seigh_evd": lambda: la.eigh(da),
+        "seigh_evx": lambda: (lambda w, v: (w[: da.shape[0] // 10], v[:, : da.shape[0] // 10]))(*la.eigh(da)),
         "scholesky": lambda: la.cholesky(da), "inv": lambda: la.inv(da), "cholesky": lambda: la.cholesky(da),
         "eigh": lambda: la.eigh(da), "svd": lambda: la.svd(da),
         "svdvals": lambda: la.svd(da, compute_uv=False), "qr": lambda: la.qr(da), "det": lambda: la.det(da),
@@ -100,7 +120,9 @@ for case in cases:
     if backend == "cupy" and case == "cho" and not hasattr(cla, "cho_factor"):
         continue
     for n in sizes:
-        if n > big and case in ("eigh", "svd", "svdvals", "eig", "lstsq"):
+        if n > big and case in slow:
+            continue
+        if backend == "cupy" and case == "schur":
             continue
         if backend == "cupy" and case == "eig" and not hasattr(cp.linalg, "eig"):
             continue
