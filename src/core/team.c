@@ -15,8 +15,11 @@
 #include "core/team.h"
 
 #define GS_TEAM_MAX 16
-#define GS_TEAM_PIECES 4        /* pieces per thread: the faster threads take the slower ones' share */
-#define GS_TEAM_SPIN_NS 300000  /* how long an idle worker spins before it sleeps */
+#define GS_TEAM_PIECES 4       /* pieces per thread: the faster threads take the slower ones' share */
+/* How long an idle worker waits for the next loop before it sleeps, yielding its core meanwhile: NumPy's
+ * copies come microseconds apart, and the LAPACK call after them wants every core for the CPU library's own
+ * threads (bench/RESULTS.md, 2026-12-02: spinning 300 us slowed numpy.linalg.cholesky of n = 1024 twofold). */
+#define GS_TEAM_SPIN_NS 40000
 
 static struct {
     pthread_mutex_t busy;     /* held by the thread whose loop the team runs (trylock: one loop at a time) */
@@ -24,6 +27,7 @@ static struct {
     pthread_cond_t wake;
     int state;                /* 0: no threads yet, 1: started, -1: could not start; guarded by busy */
     int nthreads;             /* workers besides the caller; guarded by busy */
+    atomic_int active;        /* workers the current loop wants (the first ones); written before its word */
     _Atomic uint64_t word;    /* generation << 32 | pieces << 16 | next piece */
     atomic_int done;          /* pieces of the current loop that have run */
     atomic_int sleepers;      /* workers asleep, or about to be */
@@ -68,21 +72,30 @@ static void gs_team_take(uint32_t gen)
     }
 }
 
-static void *gs_team_worker(void *unused)
+/* Worker number self (0 is the first): it takes part in the loops that want it, spins between them a while
+ * and then sleeps; a loop that does not want it leaves it asleep or sends it to sleep. */
+static void *gs_team_worker(void *arg)
 {
-    (void)unused;
+    int self = (int)(intptr_t)arg;
     uint32_t seen = gs_team_gen(atomic_load_explicit(&gs_team.word, memory_order_acquire));
     uint64_t idle = gs_now_ns();
     for (unsigned spins = 0;; spins++) {
         uint32_t gen = gs_team_gen(atomic_load_explicit(&gs_team.word, memory_order_acquire));
         if (gen != seen) {
-            gs_team_take(gen);
-            seen = gen, idle = gs_now_ns();
+            seen = gen;
+            if (self < atomic_load(&gs_team.active)) {
+                gs_team_take(gen);
+                idle = gs_now_ns();
+            }
             continue;
         }
         gs_team_pause();
-        if (spins % 64 || gs_now_ns() - idle < GS_TEAM_SPIN_NS)
+        if (spins % 64)
             continue;
+        if (gs_now_ns() - idle < GS_TEAM_SPIN_NS) {
+            sched_yield(); /* a thread of the CPU library's, ready on this core, runs now */
+            continue;
+        }
         /* Sequentially consistent with the caller's publish-then-count (gs_team_run): either the caller sees
          * this sleeper and wakes it, or this thread sees the new loop and does not sleep. */
         pthread_mutex_lock(&gs_team.lock);
@@ -105,7 +118,7 @@ static void gs_team_start(void)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     for (; made < want; made++) {
         pthread_t t;
-        if (pthread_create(&t, NULL, gs_team_worker, NULL) != 0)
+        if (pthread_create(&t, NULL, gs_team_worker, (void *)(intptr_t)made) != 0)
             break;
         pthread_detach(t);
     }
@@ -124,14 +137,17 @@ int gs_team_run(gs_team_fn *fn, void *arg, int64_t n, int64_t grain)
         pthread_mutex_unlock(&gs_team.busy);
         return 0;
     }
-    int64_t most = (int64_t)(gs_team.nthreads + 1) * GS_TEAM_PIECES, pieces = n / grain;
-    pieces = pieces < most ? pieces : most;
+    /* A thread for every GS_TEAM_PIECES grains, so that a small loop wakes few workers. */
+    int64_t threads = n / grain / GS_TEAM_PIECES, pieces;
+    threads = threads < 2 ? 2 : threads > gs_team.nthreads + 1 ? gs_team.nthreads + 1 : threads;
+    pieces = n / grain < threads * GS_TEAM_PIECES ? n / grain : threads * GS_TEAM_PIECES;
+    atomic_store(&gs_team.active, (int)threads - 1);
     gs_team.fn = fn, gs_team.arg = arg, gs_team.n = n, gs_team.step = (n + pieces - 1) / pieces;
     pieces = (n + gs_team.step - 1) / gs_team.step;
     atomic_store_explicit(&gs_team.done, 0, memory_order_relaxed);
     uint32_t gen = gs_team_gen(atomic_load_explicit(&gs_team.word, memory_order_relaxed)) + 1;
     atomic_store(&gs_team.word, (uint64_t)gen << 32 | (uint64_t)pieces << 16);
-    if (atomic_load(&gs_team.sleepers) > 0) {
+    if (atomic_load(&gs_team.sleepers) > 0) { /* the sleepers this loop does not want sleep again */
         pthread_mutex_lock(&gs_team.lock);
         pthread_cond_broadcast(&gs_team.wake);
         pthread_mutex_unlock(&gs_team.lock);
