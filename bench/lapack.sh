@@ -1,8 +1,9 @@
 #!/bin/sh
 # LAPACK through NumPy and SciPy side by side (bench/lapack.py, issue 5): the CPU (NumPy's and SciPy's own
 # OpenBLAS), the same under gpushim, and CuPy with copies.  Needs a GPU, NumPy, SciPy and CuPy.  Writes
-# bench/results/lapack.jsonl, lapack.log (the offload log of the gpushim run) and lapack.md (RESULTS=DIR to
-# put them elsewhere).  SIZES, BIG, REPEAT and the cases (arguments) as bench/lapack.py takes them.
+# bench/results/lapack.jsonl, lapack.md and with LOG=1 lapack.log, the offload log of the gpushim run (RESULTS=DIR
+# to put them elsewhere): without it the run is timed as a user runs it, for the log's records cost microseconds
+# each, and numpy.linalg makes one ?copy call per column.  SIZES, BIG, REPEAT and the cases (arguments) as bench/lapack.py takes them.
 # RUNS (default "gpushim cupy cpu"): the columns to measure; lapack.jsonl keeps the lines of the others,
 # so that a case too long for one command can be measured a column at a time.  The run forced (not in the
 # default) is gpushim with GPUSHIM_OFFLOAD=always, its log lapack-forced.log.
@@ -22,7 +23,7 @@ if [ "${1:-}" != --table ]; then
     done
     for c in $cols; do
         case $c in
-        gpushim) run gpushim env LD_PRELOAD="$LIB" GPUSHIM_LOG="$R/lapack.log" $PY bench/lapack.py numpy "$@" ;;
+        gpushim) run gpushim env LD_PRELOAD="$LIB" ${LOG:+GPUSHIM_LOG="$R/lapack.log"} $PY bench/lapack.py numpy "$@" ;;
         cupy) run cupy $PY bench/lapack.py cupy "$@" ;;
         forced) run forced env LD_PRELOAD="$LIB" GPUSHIM_OFFLOAD=always GPUSHIM_LOG="$R/lapack-forced.log" \
             $PY bench/lapack.py numpy "$@" ;;

@@ -8,7 +8,7 @@
 
 /* Elements below which a copy stays with the CPU library, and at least per piece. */
 #define GS_COPY_MIN 1024
-#define GS_COPY_GRAIN 128
+#define GS_COPY_GRAIN 256
 /* Bytes between the elements of x or y from which a copy is split: closer ones share cache lines, and one
  * thread streams them. */
 #define GS_COPY_STRIDE 256
