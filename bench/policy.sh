@@ -256,7 +256,7 @@ part_l3() {
 part_lapack() {
     # LAPACK_CASES split into case names on purpose
     # shellcheck disable=SC2086
-    sub lapack RUNS="cpu gpushim forced" SIZES="$LAPACK_SIZES" REPEAT="$LAPACK_REPEAT" bench/lapack.sh $LAPACK_CASES
+    sub lapack LOG=1 RUNS="cpu gpushim forced" SIZES="$LAPACK_SIZES" REPEAT="$LAPACK_REPEAT" bench/lapack.sh $LAPACK_CASES
 }
 part_cache() {
     sub cache RUNS="cpu gpushim forced" BENCHES="$CACHE_BENCHES" FRESH_ROUNDS=0 SHRINK="$CACHE_SHRINK" \
