@@ -15,7 +15,7 @@ for mode in auto always; do
 done
 check "copies: every call logged, on the CPU" \
     test "$(count $W/auto.log -- where=cpu)" = "$(count $W/auto.log)"
-# Split are the gathers, scatters and strided pairs, n >= 1024; a call made while another thread's copy holds
+# Split are the gathers, scatters and strided pairs, n >= 2048; a call made while another thread's copy holds
 # the threads runs in the CPU library.
 check "copies: small, contiguous, overlapping and zero-increment ones never split" \
     sh -c "for d in n=100 n=1500 n=2000; do
@@ -30,8 +30,8 @@ import sys
 import numpy as np
 rng = np.random.default_rng(5)
 for dt in (np.float32, np.float64, np.complex64, np.complex128):
-    a = rng.standard_normal((1500, 1500)).astype(dt)
-    b = rng.standard_normal((1500, 3)).astype(dt)
+    a = rng.standard_normal((2500, 2500)).astype(dt)
+    b = rng.standard_normal((2500, 3)).astype(dt)
     if np.iscomplexobj(a):
         a = a + 1j * rng.standard_normal(a.shape).astype(a.real.dtype)
     sys.stdout.buffer.write(np.linalg.solve(a, b).tobytes())
@@ -41,8 +41,8 @@ $NP $W/solve.py >$W/solve.ref
 shim GPUSHIM_OFFLOAD=never GPUSHIM_LOG=$W/np.log $NP $W/solve.py >$W/solve.out
 check "numpy.linalg.solve, 4 precisions: bit for bit the same results" cmp -s $W/solve.ref $W/solve.out
 # numpy.linalg computes single precision in double: float32 and float64 both make dcopy calls.
-check "numpy.linalg.solve: its copies interposed, the gathers of A split (1500 per matrix)" \
+check "numpy.linalg.solve: its copies interposed, the gathers of A split (2500 per matrix)" \
     sh -c "for r in dcopy zcopy; do
-               [ \$($PY $ROOT/tests/logq.py count $W/np.log -- routine=\$r 'why=strided copy*') -ge 3000 ] || exit 1
+               [ \$($PY $ROOT/tests/logq.py count $W/np.log -- routine=\$r 'why=strided copy*') -ge 5000 ] || exit 1
            done"
 finish

@@ -104,7 +104,8 @@ static int gs_sytrf_work(gs_call_t *c, gs_sol_t *s)
     return GS_OK;
 }
 
-/* sytrf, its 32-bit pivots made 64-bit in s->ipiv through the host (sytrs and the caller take those). */
+/* sytrf, its 32-bit pivots made 64-bit in s->ipiv through the host (sytrs and the caller take those), and
+ * the factor's diagonal into hextra, for gs_sytrf_exact. */
 static int gs_sytrf(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
@@ -112,10 +113,12 @@ static int gs_sytrf(gs_call_t *c, gs_sol_t *s)
     GS_TRY(c, gs_sol_names[GS_SOL_SYTRF][p->prec],
            ((gs_sytrf_fn *)gs_sol.fn[GS_SOL_SYTRF][p->prec][0])(s->h, gs_fill(p->uplo), (int)p->n, s->d[0],
                                                                 (int)s->ld[0], piv32, s->work, gs_lwork(s), s->info));
-    size_t n = (size_t)p->n;
+    size_t n = (size_t)p->n, es = s->es;
     int rc = gs_small_copy(c, s->hpiv, piv32, n * 4, cudaMemcpyDeviceToHost);
     if (rc != GS_OK)
         return rc;
+    GS_CUDA(c, cudaMemcpy2DAsync, (s->hextra, es, s->d[0], (size_t)(s->ld[0] + 1) * es, es, n,
+                                   cudaMemcpyDeviceToHost, s->stream));
     GS_CUDA(c, cudaStreamSynchronize, (s->stream));
     /* From the last, so that no 32-bit pivot is overwritten before it is read. */
     for (size_t i = n; i-- > 0;)
@@ -137,9 +140,31 @@ static int gs_sysv(gs_call_t *c, gs_sol_t *s)
     return rc != GS_OK ? rc : gs_sytrs(c, s);
 }
 
-const gs_sol_op_t gs_sol_sytrf = {.work = gs_sytrf_work, .compute = gs_sytrf, .flags = GS_SOL_PIV_OUT};
+static size_t gs_sytrf_host(const gs_lapack_t *p) { return (size_t)p->n * gs_prec_size(p->prec); }
+
+/* A 1 x 1 block of D that is exactly zero, which LAPACK reports as INFO > 0: cuSOLVER's sytrf does not always
+ * (on the H200 it gave INFO = 0 for a matrix whose first column is zero; xlintst's DSY type 3), so the CPU
+ * library makes the call again. */
+static const char *gs_sytrf_exact(const gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    size_t half = gs_real_size(p->prec);
+    for (int64_t k = 0; k < p->n; k++) {
+        const char *d = s->hextra + (size_t)k * s->es;
+        bool zero = half == 4 ? ((const float *)(const void *)d)[0] == 0 : ((const double *)(const void *)d)[0] == 0;
+        if (gs_prec_complex(p->prec))
+            zero &= half == 4 ? ((const float *)(const void *)d)[1] == 0 : ((const double *)(const void *)d)[1] == 0;
+        if (zero && ((const int64_t *)(const void *)s->hpiv)[k] > 0)
+            return "a zero 1 x 1 pivot: LAPACK's INFO from the CPU";
+    }
+    return NULL;
+}
+
+const gs_sol_op_t gs_sol_sytrf = {.work = gs_sytrf_work, .compute = gs_sytrf, .host = gs_sytrf_host,
+                                  .exact = gs_sytrf_exact, .flags = GS_SOL_PIV_OUT};
 const gs_sol_op_t gs_sol_sytrs = {.work = gs_sytrf_work, .compute = gs_sytrs, .flags = GS_SOL_PIV_IN};
-const gs_sol_op_t gs_sol_sysv = {.work = gs_sytrf_work, .compute = gs_sysv, .flags = GS_SOL_PIV_OUT};
+const gs_sol_op_t gs_sol_sysv = {.work = gs_sytrf_work, .compute = gs_sysv, .host = gs_sytrf_host,
+                                 .exact = gs_sytrf_exact, .flags = GS_SOL_PIV_OUT};
 
 /* ---- Cholesky ---------------------------------------------------------------------------------------- */
 

@@ -7,7 +7,7 @@
 #include "families/blas/blas.h"
 
 /* Elements below which a copy stays with the CPU library, and at least per piece. */
-#define GS_COPY_MIN 1024
+#define GS_COPY_MIN 2048
 #define GS_COPY_GRAIN 256
 /* Bytes between the elements of x or y from which a copy is split: closer ones share cache lines, and one
  * thread streams them. */
