@@ -226,7 +226,9 @@ o, t = overview(sys.argv[1]), json.load(open(sys.argv[2]))["totals"]
 m = re.match(r"(<1|>99|\d+)% of the time in calls was on the GPU: ([\d.]+) s of ([\d.]+) s\. (\d+) of the (\d+) "
              r"calls \((<1|>99|\d+)%\) ran on the GPU", o["share"])
 secs = t["cpu_reason_seconds"]
-want = [(k, n, secs[k]) for k, n in sorted(t["cpu_reasons"].items(), key=lambda kv: (-kv[1], -secs[kv[0]]))]
+# most calls first, the routines without a GPU path last
+order = lambda kv: (kv[0] == "cpu only", -kv[1], -secs[kv[0]])
+want = [(k, n, secs[k]) for k, n in sorted(t["cpu_reasons"].items(), key=order)]
 if len(want) > 6:
     want = want[:5] + [(f"{len(want) - 5} other reasons", sum(w[1] for w in want[5:]), sum(w[2] for w in want[5:]))]
 sys.exit(not (m and near(float(m[2]), t["gpu_seconds"]) and near(float(m[3]), t["seconds"]) and
