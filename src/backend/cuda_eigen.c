@@ -92,17 +92,6 @@ static int gs_syevdx_out(gs_call_t *c, gs_sol_t *s)
     return rc != GS_OK ? rc : rc2;
 }
 
-/* Whether element i of a column is zero (both parts of a complex one). */
-static bool gs_is_zero(const char *col, int64_t i, int prec)
-{
-    switch (prec) {
-    case GS_P_S: return ((const float *)col)[i] == 0;
-    case GS_P_D: return ((const double *)col)[i] == 0;
-    case GS_P_C: return ((const float *)col)[2 * i] == 0 && ((const float *)col)[2 * i + 1] == 0;
-    default: return ((const double *)col)[2 * i] == 0 && ((const double *)col)[2 * i + 1] == 0;
-    }
-}
-
 /* syevr's ISUPPZ, as LAPACK defines it: the first and last nonzero rows (1-based) of each vector in Z, where
  * LAPACK sets it (every vector: RANGE = 'A', or 'I' with IL = 1 and IU = N). */
 static void gs_syevr_support(const gs_lapack_t *p, int64_t found)
@@ -113,9 +102,9 @@ static void gs_syevr_support(const gs_lapack_t *p, int64_t found)
     for (int64_t j = 0; j < found; j++) {
         const char *col = (const char *)p->u + (size_t)j * (size_t)p->ldu * es;
         int64_t lo = 0, hi = p->n - 1;
-        while (lo < hi && gs_is_zero(col, lo, p->prec))
+        while (lo < hi && gs_scalar_is_zero(col + (size_t)lo * es, p->prec, false))
             lo++;
-        while (hi > lo && gs_is_zero(col, hi, p->prec))
+        while (hi > lo && gs_scalar_is_zero(col + (size_t)hi * es, p->prec, false))
             hi--;
         gs_lapack_set_int(p, p->support, 2 * j, lo + 1);
         gs_lapack_set_int(p, p->support, 2 * j + 1, hi + 1);

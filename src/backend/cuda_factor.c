@@ -148,15 +148,10 @@ static size_t gs_sytrf_host(const gs_lapack_t *p) { return (size_t)p->n * gs_pre
 static const char *gs_sytrf_exact(const gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    size_t half = gs_real_size(p->prec);
-    for (int64_t k = 0; k < p->n; k++) {
-        const char *d = s->hextra + (size_t)k * s->es;
-        bool zero = half == 4 ? ((const float *)(const void *)d)[0] == 0 : ((const double *)(const void *)d)[0] == 0;
-        if (gs_prec_complex(p->prec))
-            zero &= half == 4 ? ((const float *)(const void *)d)[1] == 0 : ((const double *)(const void *)d)[1] == 0;
-        if (zero && ((const int64_t *)(const void *)s->hpiv)[k] > 0)
+    for (int64_t k = 0; k < p->n; k++)
+        if (((const int64_t *)(const void *)s->hpiv)[k] > 0 &&
+            gs_scalar_is_zero(s->hextra + (size_t)k * s->es, p->prec, false))
             return "a zero 1 x 1 pivot: LAPACK's INFO from the CPU";
-    }
     return NULL;
 }
 

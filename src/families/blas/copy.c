@@ -52,8 +52,9 @@ bool gs_blas_copy(gs_call_t *c, const gs_blas_t *p)
         (gs_abs(sx) < GS_COPY_STRIDE && gs_abs(sy) < GS_COPY_STRIDE))
         return false;
     gs_copy_t j = {gs_copy_base(p->x, n, sx), (char *)gs_copy_base(p->y, n, sy), sx, sy};
-    /* Overlapping vectors are copied in BLAS's order, by the CPU library. */
-    const char *x0 = sx > 0 ? j.x : j.x + (n - 1) * sx, *y0 = sy > 0 ? j.y : j.y + (n - 1) * sy;
+    /* Overlapping vectors are copied in BLAS's order, by the CPU library.  Either increment's sign, the
+     * argument is a vector's lowest address. */
+    const char *x0 = p->x, *y0 = p->y;
     const char *x1 = x0 + (n - 1) * gs_abs(sx) + es, *y1 = y0 + (n - 1) * gs_abs(sy) + es;
     if (x0 < y1 && y0 < x1)
         return false;

@@ -333,9 +333,8 @@ static const char *gs_lapack_check(gs_call_t *c, const void *args)
     const gs_lapack_t *p = args;
     if (!p->valid)
         return "invalid arguments";
-    /* The drivers, the last operations of the LAPACK family (core/routines.def): what they cannot do on the GPU
-     * is known from their arguments alone. */
-    const char *why = p->op >= GS_OP_syevr && p->op <= GS_OP_geevx ? gs_lapack_driver_exact(p) : NULL;
+    /* What the drivers cannot do on the GPU is known from their arguments alone (NULL for the other routines). */
+    const char *why = gs_lapack_driver_exact(p);
     if (why)
         return why;
     if (p->lwork == -1 || p->lrwork == -1 || p->liwork == -1)
