@@ -174,7 +174,7 @@ SPELLINGS := plain ilp64 scipy scipy64
 TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
-	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/copies $(B)/tests/fork $(B)/tests/warmup \
+	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/copies $(B)/tests/runs $(B)/tests/fork $(B)/tests/warmup \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
@@ -273,6 +273,9 @@ $(B)/tests/first_free: tests/progs/first_free.c | $(B)/tests
 
 $(B)/tests/libotherfree.so: tests/progs/otherfree.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $< -o $@ -ldl
+
+$(B)/tests/runs: tests/progs/runs.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
 
 $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread

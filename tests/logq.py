@@ -1,8 +1,10 @@
 """Queries gpushim logs for the tests.
 
 usage: logq.py check LOG...                  every line is a JSON object; the first of each process a header
-       logq.py count LOG... [-- KEY=VALUE...] number of call records matching every KEY=VALUE
-                                             (VALUE is a shell wildcard: *, ? and [...])
+       logq.py count LOG... [-- KEY=VALUE...] number of calls in the call records matching every KEY=VALUE
+                                             (VALUE is a shell wildcard: *, ? and [...]; a record of a run
+                                             of like calls counts its "calls")
+       logq.py records LOG... [-- KEY=VALUE...] number of call records matching
        logq.py sum FIELD LOG... [-- KEY=VALUE...]
        logq.py values FIELD LOG... [-- KEY=VALUE...]  distinct values of FIELD, one a line
        logq.py first FIELD LOG... [-- KEY=VALUE...]   FIELD of the first matching call record
@@ -47,6 +49,8 @@ def main(argv):
                 json.loads(line)
         print(f"logq: {len(args)} logs are valid")
     elif cmd == "count":
+        print(sum(r.get("calls", 1) for r in records(args) if matches(r, conds)))
+    elif cmd == "records":
         print(sum(1 for r in records(args) if matches(r, conds)))
     elif cmd == "sum":
         print(sum(r[args[0]] for r in records(args[1:]) if matches(r, conds)))

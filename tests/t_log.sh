@@ -1,4 +1,4 @@
-# The offload log as gpushim(7) documents it (format 2: the header with the policy in effect, the GPU events,
+# The offload log as gpushim(7) documents it (format 3: the header with the policy in effect, the GPU events,
 # call sites), its survival of kill -9, and gpushim-report: tables, --json, --html rendered by a real
 # headless browser (Debian's chromium), clear errors on bad files, and agreement with the exit summary.
 . "$(dirname "$0")/lib.sh"
@@ -8,11 +8,11 @@ q() { $PY - "$@"; } # a Python check on files: exits 0 when it holds
 
 # The header: format, versions, the process and every routine's rule; then the GPU's events.
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/py.log $PYV tests/py/sites.py >$W/lines
-check "header: format 2, library version, host, pid, offload, sites and a rule for every routine of the table" q \
+check "header: format 3, library version, host, pid, offload, sites and a rule for every routine of the table" q \
     $W/py.log "$(grep -c '^GS_ROUTINE(' src/core/routines.def)" <<'PY'
 import json, sys
 h = json.loads(open(sys.argv[1]).readline())
-sys.exit(not (h["gpushim_log"] == 2 and h["version"] and h["host"] and h["pid"] > 0 and h["offload"] == "always"
+sys.exit(not (h["gpushim_log"] == 3 and h["version"] and h["host"] and h["pid"] > 0 and h["offload"] == "always"
               and h["sites"] == "python" and len(h["rules"]) == int(sys.argv[2])
               and h["rules"]["dgemm"][0] > 0 and all(len(r) == 6 for r in h["rules"].values())))
 PY
@@ -54,6 +54,28 @@ check "sites: a C program's calls come from its own function (threads:run)" \
 calls=$(awk '$1 == "gpushim:" && $3 ~ /^[0-9]+$/ {s += $3} END {print s + 0}' $W/c.err)
 check "8 threads logging at once: every line valid, one record per call the summary counts ($calls)" sh -c "
     $PY tests/logq.py check $W/c.log >/dev/null && [ $(count $W/c.log) = $calls ] && [ $calls -gt 0 ]"
+
+# Runs of like calls (tests/progs/runs.c, one size a phase): a run is the first call's record and one with
+# "calls" for the rest; unlike neighbours and changing sizes get a record each; a thread's run is written at
+# its exit; a forked child writes none of its parent's; GPUSHIM_LOG_EACH=1 writes a record per call.
+shim GPUSHIM_LOG=$W/runs.log $T/runs
+shim GPUSHIM_LOG=$W/each.log GPUSHIM_LOG_EACH=1 $T/runs
+for f in runs each; do
+    for n in 64 65 32 33 70 80; do
+        echo "$f $n $($PY tests/logq.py records $W/$f.log -- n=$n) $(count $W/$f.log -- n=$n)"
+    done
+done >$W/runs.txt
+check "runs: 100 like copies are 2 records, the second with calls 99 and the run's site" sh -c "
+    grep -qx 'runs 64 3 101' $W/runs.txt &&
+    [ \$($PY tests/logq.py records $W/runs.log -- n=64 calls=99 site=runs:copies) = 1 ]"
+check "runs: unlike neighbours (dcopy, scopy) and changing sizes get a record each" sh -c "
+    grep -qx 'runs 65 20 20' $W/runs.txt && grep -qx 'runs 32 15 15' $W/runs.txt && grep -qx 'runs 33 15 15' $W/runs.txt"
+check "runs: each of 4 threads that exit has its 2 records" grep -qx 'runs 70 8 100' $W/runs.txt
+check "runs: a forked child writes none of its parent's run" grep -qx 'runs 80 2 50' $W/runs.txt
+check "runs: the calls of the records add up to the exit record's" \
+    test "$(count $W/runs.log)" = "$(grep '"exit"' $W/runs.log | tail -1 | sed 's/.*"calls_cpu":\([0-9]*\).*/\1/')"
+check "GPUSHIM_LOG_EACH=1: a record per call" sh -c "
+    grep -qx 'each 64 101 101' $W/runs.txt && grep -qx 'each 70 100 100' $W/runs.txt && ! grep -q '\"calls\"' $W/each.log"
 
 # The cost model's predictions: each call it weighed has both sides' seconds, from the policy's rates (here
 # cpu_gflops=10 on any number of threads, gpu_gflops=100, link_gbps=1, latency_us=100, no setup, no history),
@@ -167,7 +189,7 @@ $REP --json $W/py.log $W/native.log >$W/two.json
 check "report: two logs (one per rank) make one report" q $W/two.json $W/py.log $W/native.log <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-n = sum(1 for p in sys.argv[2:] for l in open(p) if '"routine"' in l)
+n = sum(json.loads(l).get("calls", 1) for p in sys.argv[2:] for l in open(p) if '"routine"' in l)
 sys.exit(not (len(r["processes"]) == 2 and r["totals"]["calls"] == n))
 PY
 
@@ -350,7 +372,7 @@ check "report: a truncated file, at its last line" \
 { head -n 2 $W/sum.log && echo 'garbage' && tail -n 1 $W/sum.log; } >$W/garbage.log
 check "report: a bad line in the middle" sh -c "bad() { $REP \"\$1\" >/dev/null 2>$W/bad.err; [ \$? = 1 ]; }
     bad $W/garbage.log && grep -q '^gpushim-report: $W/garbage.log:3: not a JSON record' $W/bad.err"
-sed '1s/"gpushim_log":2/"gpushim_log":9/' $W/sum.log >$W/future.log
+sed '1s/"gpushim_log":3/"gpushim_log":9/' $W/sum.log >$W/future.log
 check "report: a newer format is refused, by number" \
     sh -c "$REP $W/future.log 2>&1 >/dev/null | grep -q 'future.log:1: log format 9, which this gpushim-report'"
 finish

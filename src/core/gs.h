@@ -108,6 +108,7 @@ typedef enum { GS_OFFLOAD_AUTO, GS_OFFLOAD_ALWAYS, GS_OFFLOAD_NEVER } gs_offload
 typedef struct {
     int offload;             /* GPUSHIM_OFFLOAD: gs_offload_t */
     const char *log;         /* GPUSHIM_LOG: path pattern, or NULL */
+    bool log_each;           /* GPUSHIM_LOG_EACH: a record for every call, no runs of like calls */
     bool summary;            /* GPUSHIM_SUMMARY */
     bool quiet;              /* GPUSHIM_QUIET */
     const char *policy;      /* GPUSHIM_POLICY: extra policy file, or NULL */
@@ -223,6 +224,7 @@ typedef enum { GS_WHERE_CPU, GS_WHERE_GPU } gs_where_t;
 typedef struct {
     uint16_t entry;      /* gs_entry_t */
     uint16_t routine;    /* gs_routine_t */
+    const void *ret;     /* the caller's return address (the log's runs of like calls, log/runs.c) */
     bool nested;         /* made from inside the CPU library: passed straight through, not logged */
     bool inside;         /* this thread is marked as inside the CPU library until gs_call_end */
     bool timed;          /* t0 is valid */
@@ -372,7 +374,7 @@ GS_HIDDEN void *gs_real_lib_entry(int lib, unsigned e);
 
 /* The log's format version (the header's "gpushim_log"): raised when a field changes meaning or goes away;
  * new fields and records leave it as it is (readers ignore what they do not know).  gpushim(7) has the format. */
-#define GS_LOG_FORMAT 2
+#define GS_LOG_FORMAT 3
 /* The log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) is opened, and its header record written, by
  * log.c's GS_LIFE_INIT hook. */
 /* Appends the record of a finished call with one write(2): lines from many threads never interleave. */

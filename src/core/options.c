@@ -24,6 +24,7 @@ typedef struct {
 static const gs_option_desc_t gs_option_table[] = {
     {"GPUSHIM_OFFLOAD", GS_OPT_CHOICE, GS_OFF(offload), "auto|always|never", "auto, always or never"},
     {"GPUSHIM_LOG", GS_OPT_PATH, GS_OFF(log), NULL, NULL},
+    {"GPUSHIM_LOG_EACH", GS_OPT_BOOL, GS_OFF(log_each), NULL, NULL},
     {"GPUSHIM_SUMMARY", GS_OPT_BOOL, GS_OFF(summary), NULL, NULL},
     {"GPUSHIM_QUIET", GS_OPT_BOOL, GS_OFF(quiet), NULL, NULL},
     {"GPUSHIM_POLICY", GS_OPT_PATH, GS_OFF(policy), NULL, NULL},

@@ -65,6 +65,7 @@ int gs_dispatch_at(gs_call_t *c, unsigned e, const gs_family_t *f, void *args, c
 {
     if (!gs_call_begin(c, e))
         return gs_call_cpu(c, NULL), GS_RUN_CPU;
+    c->ret = ret;
     /* Asked only of a call that would be logged or offloaded: the others run on the CPU at no cost. */
     if (c->timed && gs_dispatch_own(c, ret))
         return GS_RUN_CPU;

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "core/gs.h"
+#include "log/record.h"
 #include "log/site.h"
 
-static const char *const gs_where_names[] = {"cpu", "gpu"};
 static const char *const gs_offload_names[] = {"auto", "always", "never"};
 static const char *const gs_sites_names[] = {"python", "native", "off"};
 
@@ -162,51 +162,17 @@ void gs_log_call(const gs_call_t *c, double seconds)
 {
     if (atomic_load_explicit(&gs.log_reopen, memory_order_relaxed))
         gs_log_reopen();
-    if (gs.log_fd < 0)
+    if (gs.log_fd < 0 || (!gs.opt.log_each && gs_log_run(c, seconds)))
         return;
-    const gs_routine_info_t *r = &gs_routines[c->routine];
-    /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites by theirs, names by the
-     * table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under 1900 bytes, so
-     * the appends below cannot overrun buf. */
-    char why[GS_WHY_MAX + 112], buf[2048], site[300] = "", native[200] = "", esite[320], enative[220];
-    gs_json_escape(why, sizeof why, c->why);
+    char site[300] = "", native[200] = "";
     if (gs.opt.sites != GS_SITES_OFF) {
         gs_site_native(native, sizeof native);
         if (gs.opt.sites != GS_SITES_PYTHON || !gs_site_python(site, sizeof site))
             snprintf(site, sizeof site, "%s", native);
     }
-    gs_json_escape(esite, sizeof esite, site);
-    gs_json_escape(enative, sizeof enative, native);
-    int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"routine\":\"%s\",\"symbol\":\"%s\",\"dtype\":\"%s\"",
-                       (double)(c->t0 - gs.t_start) * 1e-9, r->name, gs_entries[c->entry].symbol,
-                       gs_dtype_names[r->prec]);
-    for (int i = 0; c->dim_names && c->dim_names[i]; i++)
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"%c\":%lld", c->dim_names[i],
-                        (long long)c->dim[i]);
-    if (c->shape_rank) { /* a transform: its kind and logical sizes (at most 8, by the FFTW family) */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"kind\":\"%s\",\"shape\":[", c->kind);
-        for (int i = 0; i < c->shape_rank && i < 8; i++)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", i ? "," : "", (long long)c->shape[i]);
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "]");
-    }
-    if (c->threads) /* an FFTW plan's threads on the CPU: its own, or its twin's (families/fftw/twin.c) */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"threads\":%u", (unsigned)c->threads);
-    len += snprintf(buf + len, sizeof buf - (size_t)len,
-                    ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"
-                    "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"cache_hits\":%u,\"bytes_saved\":%llu,\"track_us\":%.1f,"
-                    "\"tid\":%d",
-                    c->opts, c->flops, gs_where_names[c->where], why, seconds,
-                    (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (unsigned)c->cache_hits,
-                    (unsigned long long)c->bytes_saved, (double)c->track_ns * 1e-3, (int)gettid());
-    if (c->pred_cpu >= 0) /* the cost model's prediction of both sides (core/policy.c) */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"predicted_cpu_s\":%.4g,\"predicted_gpu_s\":%.4g",
-                        (double)c->pred_cpu, (double)c->pred_gpu);
-    if (c->pred_cpu >= 0 && c->pred_wait > 0) /* of predicted_gpu_s, the GPU's bring-up still to come */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"predicted_wait_s\":%.4g", (double)c->pred_wait);
-    if (gs.opt.sites != GS_SITES_OFF)
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"site\":\"%s\",\"native\":\"%s\"", esite, enative);
-    len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");
-    gs_log_write(buf, (size_t)len);
+    gs_log_record(c, seconds, 1, site, native);
+    if (!gs.opt.log_each)
+        gs_log_run_head(c, site, native);
 }
 
 gs_counter_t gs_counters[GS_NROUTINES];
@@ -284,6 +250,7 @@ static void gs_log_exit(void)
 /* At exit: the exit record, then the summary. */
 static void gs_log_atexit(void)
 {
+    gs_log_runs_flush();
     gs_log_exit();
     if (gs.opt.summary)
         gs_summary_print();
