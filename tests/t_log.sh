@@ -57,11 +57,12 @@ check "8 threads logging at once: every line valid, one record per call the summ
 
 # Runs of like calls (tests/progs/runs.c, one size a phase): a run is the first call's record and one with
 # "calls" for the rest; unlike neighbours and changing sizes get a record each; a thread's run is written at
-# its exit; a forked child writes none of its parent's; GPUSHIM_LOG_EACH=1 writes a record per call.
+# its exit; a forked child writes none of its parent's, and a record for each of its own calls (it may end
+# with _exit); GPUSHIM_LOG_EACH=1 writes a record per call.
 shim GPUSHIM_LOG=$W/runs.log $T/runs
 shim GPUSHIM_LOG=$W/each.log GPUSHIM_LOG_EACH=1 $T/runs
 for f in runs each; do
-    for n in 64 65 32 33 70 80; do
+    for n in 64 65 32 33 70 80 90; do
         echo "$f $n $($PY tests/logq.py records $W/$f.log -- n=$n) $(count $W/$f.log -- n=$n)"
     done
 done >$W/runs.txt
@@ -71,9 +72,10 @@ check "runs: 100 like copies are 2 records, the second with calls 99 and the run
 check "runs: unlike neighbours (dcopy, scopy) and changing sizes get a record each" sh -c "
     grep -qx 'runs 65 20 20' $W/runs.txt && grep -qx 'runs 32 15 15' $W/runs.txt && grep -qx 'runs 33 15 15' $W/runs.txt"
 check "runs: each of 4 threads that exit has its 2 records" grep -qx 'runs 70 8 100' $W/runs.txt
-check "runs: a forked child writes none of its parent's run" grep -qx 'runs 80 2 50' $W/runs.txt
-check "runs: the calls of the records add up to the exit record's" \
-    test "$(count $W/runs.log)" = "$(grep '"exit"' $W/runs.log | tail -1 | sed 's/.*"calls_cpu":\([0-9]*\).*/\1/')"
+check "runs: a forked child writes none of its parent's run, and a record for each of its calls" sh -c "
+    grep -qx 'runs 80 2 50' $W/runs.txt && grep -qx 'runs 90 3 3' $W/runs.txt"
+check "runs: the calls of the records add up to the exit record's, and the child's 3 (it has none)" \
+    test "$(count $W/runs.log)" = "$(($(grep '"exit"' $W/runs.log | sed 's/.*"calls_cpu":\([0-9]*\).*/\1/') + 3))"
 check "GPUSHIM_LOG_EACH=1: a record per call" sh -c "
     grep -qx 'each 64 101 101' $W/runs.txt && grep -qx 'each 70 100 100' $W/runs.txt && ! grep -q '\"calls\"' $W/each.log"
 

@@ -5,7 +5,9 @@
  * their summed seconds, written when the thread's next call is unlike them, after a second, at the thread's
  * exit or at the process's.  numpy.linalg's thousands of per-column copies around one LAPACK call are then two
  * records rather than thousands, each of which costs microseconds (its call sites, its formatting, its
- * write).  A thread's run lives in one of a fixed set of slots; a thread that finds none free logs every call. */
+ * write).  A thread's run lives in one of a fixed set of slots; a thread that finds none free logs every call,
+ * and so does a forked child, which may end with _exit (Python's multiprocessing does), leaving no exit at
+ * which to write its runs. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +32,7 @@ static struct {
     pthread_mutex_t lock; /* guards every slot's used */
     pthread_once_t once;
     pthread_key_t key;    /* the thread's slot, for the write at its exit */
+    bool off;             /* a forked child: no runs */
     gs_run_t slot[GS_RUN_SLOTS];
 } gs_runs = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -70,7 +73,7 @@ static void gs_runs_key(void)
 /* The calling thread's slot, taken at its first record; NULL when none is free. */
 static gs_run_t *gs_run_slot(void)
 {
-    if (gs_run_mine)
+    if (gs_run_mine || gs_runs.off)
         return gs_run_mine > 0 ? &gs_runs.slot[gs_run_mine - 1] : NULL;
     pthread_once(&gs_runs.once, gs_runs_key);
     gs_run_mine = -1;
@@ -159,9 +162,10 @@ void gs_log_runs_flush(void)
     }
 }
 
-/* In a forked child: the parent's runs are the parent's to write; the locks start afresh. */
+/* In a forked child: the parent's runs are the parent's to write, and the child has none. */
 static void gs_runs_atfork_child(void)
 {
+    gs_runs.off = true;
     pthread_mutex_init(&gs_runs.lock, NULL);
     for (int i = 0; i < GS_RUN_SLOTS; i++) {
         gs_run_t *r = &gs_runs.slot[i];
