@@ -126,9 +126,13 @@ static int gs_sytrf(gs_call_t *c, gs_sol_t *s)
     return gs_small_copy(c, s->ipiv, s->hpiv, n * 8, cudaMemcpyHostToDevice);
 }
 
+/* sytrs, once everything queued before it has finished: with many processes sharing the GPU, Xsytrs failed
+ * as if it read operands the stream had not yet written (policies/default.policy keeps it off until
+ * tests/gpu/run.sh's group shared passes with this wait). */
 static int gs_sytrs(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
+    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
     GS_SOL(c, cusolverDnXsytrs, (s->h, gs_fill(p->uplo), p->n, p->nrhs, s->t, s->d[0], s->ld[0], s->ipiv, s->t,
                                  s->d[1], s->ld[1], s->work, s->work_bytes, s->hwork, s->hbytes, s->info + 1));
     return GS_OK;
