@@ -32,6 +32,7 @@ static struct {
     pthread_mutex_t lock; /* guards every slot's used */
     pthread_once_t once;
     pthread_key_t key;    /* the thread's slot, for the write at its exit */
+    bool keyed;           /* key was made */
     bool off;             /* a forked child: no runs */
     gs_run_t slot[GS_RUN_SLOTS];
 } gs_runs = {
@@ -64,10 +65,10 @@ static void gs_run_exit(void *p)
     pthread_mutex_unlock(&gs_runs.lock);
 }
 
+/* Without the key (no key left), a thread's run is written at the next unlike call or the process's exit. */
 static void gs_runs_key(void)
 {
-    if (pthread_key_create(&gs_runs.key, gs_run_exit) != 0)
-        gs_run_mine = -1;
+    gs_runs.keyed = pthread_key_create(&gs_runs.key, gs_run_exit) == 0;
 }
 
 /* The calling thread's slot, taken at its first record; NULL when none is free. */
@@ -87,7 +88,8 @@ static gs_run_t *gs_run_slot(void)
     if (gs_run_mine < 0)
         return NULL;
     gs_run_t *r = &gs_runs.slot[gs_run_mine - 1];
-    pthread_setspecific(gs_runs.key, r);
+    if (gs_runs.keyed)
+        pthread_setspecific(gs_runs.key, r);
     return r;
 }
 
@@ -173,7 +175,7 @@ static void gs_runs_atfork_child(void)
         r->used = r->head = false;
         r->calls = 0;
     }
-    if (gs_run_mine > 0)
+    if (gs_run_mine > 0 && gs_runs.keyed)
         pthread_setspecific(gs_runs.key, NULL);
     gs_run_mine = 0;
 }
