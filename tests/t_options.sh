@@ -99,4 +99,31 @@ GPUSHIM_CUDA_LIBDIR=$SI scripts/gpushim-run --offload always --log $W/run.log --
 check "gpushim-run: runs the program under the shim with its options" \
     sh -c "$T/blas_cmp $W/ref.bin $W/run.bin >/dev/null && [ $(count $W/run.log -- where=gpu) -gt 7000 ] &&
         head -n 1 $W/run.log | grep -q '\"sites\":\"native\"'"
+# gpushim-run's GPU per rank: the launcher's local rank (before Slurm's) modulo the GPUs the rank sees, from
+# CUDA_VISIBLE_DEVICES or nvidia-smi; a rank given one GPU keeps it; sharing is said; the options force either.
+gpu_of() { env "$@" scripts/gpushim-run sh -c 'echo "${CUDA_VISIBLE_DEVICES-unset}"' 2>>$W/bind.err; }
+mkdir -p $W/bin
+printf '#!/bin/sh\nfor i in 0 1 2; do echo "GPU $i: NVIDIA H200 (UUID: GPU-$i)"; done\n' >$W/bin/nvidia-smi
+chmod +x $W/bin/nvidia-smi
+check "gpushim-run: rank 2 of OpenMPI inside an allocation (SLURM_LOCALID=0) gets the third of 4 GPUs" \
+    test "$(gpu_of CUDA_VISIBLE_DEVICES=4,5,6,7 OMPI_COMM_WORLD_LOCAL_RANK=2 SLURM_LOCALID=0)" = 6
+check "gpushim-run: MPICH's MPI_LOCALRANKID, GPUs named by UUID" \
+    test "$(gpu_of CUDA_VISIBLE_DEVICES=GPU-a,GPU-b MPI_LOCALRANKID=1)" = GPU-b
+check "gpushim-run: no CUDA_VISIBLE_DEVICES: the GPUs nvidia-smi lists (Slurm's rank 4 of 3 GPUs: the second)" \
+    test "$(gpu_of PATH=$W/bin:$PATH SLURM_LOCALID=4)" = 1
+check "gpushim-run: ranks beyond the GPUs share one, and the notice says which and suggests MPS" \
+    grep -q '^gpushim-run: local rank 4 (SLURM_LOCALID) shares GPU 1 with local rank 1: 3 GPUs for more ranks; run' \
+        $W/bind.err
+check "gpushim-run: a rank given its own GPU (srun --gpus-per-task=1) keeps it" \
+    test "$(gpu_of CUDA_VISIBLE_DEVICES=3 SLURM_LOCALID=2)" = 3
+check "gpushim-run: no launcher, nothing changed" test "$(gpu_of CUDA_VISIBLE_DEVICES=0,1)" = 0,1
+check "gpushim-run --no-gpu-binding leaves CUDA_VISIBLE_DEVICES as it is" \
+    test "$(CUDA_VISIBLE_DEVICES=0,1 SLURM_LOCALID=1 scripts/gpushim-run --no-gpu-binding sh -c 'echo $CUDA_VISIBLE_DEVICES')" \
+        = 0,1
+scripts/gpushim-run --gpu-per-rank true 2>$W/force.err
+check "gpushim-run --gpu-per-rank without a launcher: exit status 2, names the variables it looked for" \
+    sh -c "[ $? = 2 ] && grep -q 'gpushim-run: --gpu-per-rank: no local rank (OMPI_COMM_WORLD_LOCAL_RANK, ' $W/force.err"
+scripts/gpushim-run /usr/bin/srun -n 4 true 2>$W/launcher.err
+check "gpushim-run before a launcher says that it belongs after it" \
+    grep -q '^gpushim-run: srun starts the ranks: put gpushim-run after it (srun ... gpushim-run COMMAND)' $W/launcher.err
 finish
