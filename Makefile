@@ -360,6 +360,9 @@ bench-sites: deps tests
 
 # ---- installing --------------------------------------------------------------------------------------------
 SCRIPTS := $(wildcard scripts/gpushim-*)
+VERSION := $(shell sed -n 's/^\#define GS_VERSION "\(.*\)"/\1/p' src/core/gs.h)
+# Environment-module files for admins (Lmod's Lua, and Tcl): `module use $(PREFIX)/share/gpushim/modulefiles/lua`.
+MODULES = $(DESTDIR)$(PREFIX)/share/gpushim/modulefiles
 install: $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
@@ -372,6 +375,9 @@ install: $(LIB)
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -d $(MODULES)/lua/gpushim $(MODULES)/tcl/gpushim
+	sed 's|@PREFIX@|$(PREFIX)|g; s|@VERSION@|$(VERSION)|g' scripts/modules/gpushim.lua > $(MODULES)/lua/gpushim/$(VERSION).lua
+	sed 's|@PREFIX@|$(PREFIX)|g; s|@VERSION@|$(VERSION)|g' scripts/modules/gpushim.tcl > $(MODULES)/tcl/gpushim/$(VERSION)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libgpushim.so $(DESTDIR)$(PREFIX)/include/gpushim.h

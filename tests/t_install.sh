@@ -4,7 +4,8 @@ make -s install PREFIX=$W/prefix >$W/install.out 2>&1
 check "make install" test $? = 0
 for f in lib/libgpushim.so include/gpushim.h bin/gpushim-run bin/gpushim-report bin/gpushim-calibrate \
     share/man/man7/gpushim.7 share/man/man5/gpushim-policy.5 share/man/man1/gpushim-run.1 \
-    share/man/man1/gpushim-report.1 share/man/man1/gpushim-calibrate.1 share/gpushim/default.policy; do
+    share/man/man1/gpushim-report.1 share/man/man1/gpushim-calibrate.1 share/gpushim/default.policy \
+    share/gpushim/modulefiles/lua/gpushim/0.1.0.lua share/gpushim/modulefiles/tcl/gpushim/0.1.0; do
     check "installed $f" test -f $W/prefix/$f
 done
 $T/blas_all_plain $W/ref.bin >/dev/null
@@ -21,6 +22,18 @@ check "the installed gpushim-calibrate --help runs" \
 GPUSHIM_CALIBRATE_SIZES=small $W/prefix/bin/gpushim-calibrate --no-gpu --quiet -o $W/cal/policy >/dev/null 2>&1
 check "the installed gpushim-calibrate preloads the installed library" \
     sh -c "[ $? = 0 ] && [ -s $W/cal/policy ] && grep -q '^LIBDIR = \"$W/prefix/lib\"' $W/prefix/bin/gpushim-calibrate"
+# The environment-module files, under Lmod: loading puts the installed scripts and pages first, sets no
+# GPUSHIM_ variable and preloads nothing; unloading gives the environment back.
+for kind in lua tcl; do
+    env -i HOME="$HOME" PATH=/usr/bin:/bin bash -c ". /usr/share/lmod/lmod/init/bash
+        module use $W/prefix/share/gpushim/modulefiles/$kind && module load gpushim || exit 1
+        echo \"run=\$(command -v gpushim-run) page=\$(man -w gpushim-run) set=\$(env | grep -c '^GPUSHIM_\\|^LD_PRELOAD')\"
+        module unload gpushim && echo \"after=\$(command -v gpushim-run || echo none) manpath=\${MANPATH-unset}\"" \
+        >$W/module-$kind.out 2>&1
+    check "the $kind module file loads and unloads under Lmod" sh -c "grep -qx 'run=$W/prefix/bin/gpushim-run \
+page=$W/prefix/share/man/man1/gpushim-run.1 set=0' $W/module-$kind.out && grep -qx 'after=none manpath=unset' \
+$W/module-$kind.out"
+done
 make -s uninstall PREFIX=$W/prefix >/dev/null 2>&1
 check "make uninstall removes what install put there" test -z "$(find $W/prefix -type f)"
 finish

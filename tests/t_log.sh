@@ -7,16 +7,20 @@ REP="$PY $ROOT/scripts/gpushim-report"
 q() { $PY - "$@"; } # a Python check on files: exits 0 when it holds
 
 # The header: format, versions, the process and every routine's rule; then the GPU's events.
-shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/py.log $PYV tests/py/sites.py >$W/lines
-check "header: format 3, library version, host, pid, offload, sites and a rule for every routine of the table" q \
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/py.log CUDA_VISIBLE_DEVICES=5 PMI_LOCAL_RANK=3 $PYV tests/py/sites.py >$W/lines
+check "header: format 3, library version, host, pid, local rank, GPUs visible, offload, sites and a rule for every \
+routine of the table" q \
     $W/py.log "$(grep -c '^GS_ROUTINE(' src/core/routines.def)" <<'PY'
 import json, sys
 h = json.loads(open(sys.argv[1]).readline())
 sys.exit(not (h["gpushim_log"] == 3 and h["version"] and h["host"] and h["pid"] > 0 and h["offload"] == "always"
+              and h["local_rank"] == "3" and h["cuda_visible_devices"] == "5"
               and h["sites"] == "python" and len(h["rules"]) == int(sys.argv[2])
               and h["rules"]["dgemm"][0] > 0 and all(len(r) == 6 for r in h["rules"].values())))
 PY
-check "the GPU coming up is an event naming the device and the CUDA versions" grep -q '"event":"gpu","what":"CUDA device, device 0, [0-9]* MiB, CUDA runtime 13.0, driver CUDA 13.0; up in [0-9]* ms"' $W/py.log
+up='"event":"gpu","what":"CUDA device, device 0, PCI 0000:06:00.0, [0-9]* MiB, CUDA runtime 13.0, driver CUDA 13.0;'
+check "the GPU coming up is an event naming the device, its PCI address and the CUDA versions" grep -q \
+    "$up up in [0-9]* ms\",\"pci\":\"0000:06:00.0\"}" $W/py.log
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/nogpu.log GPUSHIM_QUIET=1 GS_STANDIN_DEVICES=0 $PYV tests/py/sites.py >/dev/null
 check "no GPU: a gpu_off event with the reason" grep -q '"event":"gpu_off","what":"no usable GPU: no GPU found: ' $W/nogpu.log
 

@@ -123,6 +123,23 @@ check "gpushim-run --no-gpu-binding leaves CUDA_VISIBLE_DEVICES as it is" \
 scripts/gpushim-run --gpu-per-rank true 2>$W/force.err
 check "gpushim-run --gpu-per-rank without a launcher: exit status 2, names the variables it looked for" \
     sh -c "[ $? = 2 ] && grep -q 'gpushim-run: --gpu-per-rank: no local rank (OMPI_COMM_WORLD_LOCAL_RANK, ' $W/force.err"
+check "gpushim-run: PBS's task number (pbsdsh) as the local rank" \
+    test "$(gpu_of CUDA_VISIBLE_DEVICES=0,1 PBS_VNODENUM=3)" = 1
+check "gpushim-run: GPUSHIM_QUIET=1 silences the sharing notice, GPUSHIM_QUIET=0 does not" \
+    sh -c "[ -z \"\$(CUDA_VISIBLE_DEVICES=0,1 SLURM_LOCALID=2 GPUSHIM_QUIET=1 scripts/gpushim-run true 2>&1)\" ] &&
+        CUDA_VISIBLE_DEVICES=0,1 SLURM_LOCALID=2 GPUSHIM_QUIET=0 scripts/gpushim-run true 2>&1 | grep -q shares"
+GPUSHIM_LOG= scripts/gpushim-run --report $W/r.txt true 2>$W/report.err
+check "gpushim-run --report without a log per rank: exit status 2, says what to give" \
+    sh -c "[ $? = 2 ] && grep -q 'give each rank a log of its own with --log NAME' $W/report.err"
+# --report: the wrapper outlives the command, keeps its input and exit status, and the one rank writes the report.
+echo input | GPUSHIM_CUDA_LIBDIR=$SI scripts/gpushim-run --log $W/one.%p.log --report $W/one.txt sh -c 'cat; exit 3' \
+    >$W/one.out 2>$W/one.err
+check "gpushim-run --report: the command's input and exit status pass through" \
+    sh -c "[ $? = 3 ] && grep -qx input $W/one.out && grep -q 'no log matches' $W/one.err"
+GPUSHIM_CUDA_LIBDIR=$SI scripts/gpushim-run --offload always --log $W/one.%p.log --report $W/one.html $P $W/one.bin \
+    >/dev/null 2>$W/one.err
+check "gpushim-run --report FILE.html: one process is the whole job, the page is written" \
+    sh -c "[ $? = 0 ] && grep -q 'id=\"timeline\"' $W/one.html && grep -q 'wrote the report of 1 log to' $W/one.err"
 scripts/gpushim-run /usr/bin/srun -n 4 true 2>$W/launcher.err
 check "gpushim-run before a launcher says that it belongs after it" \
     grep -q '^gpushim-run: srun starts the ranks: put gpushim-run after it (srun ... gpushim-run COMMAND)' $W/launcher.err

@@ -11,7 +11,7 @@
 #include "backend/cuda_lapack.h"
 #include "backend/cuda_solver.h"
 
-/* "NAME, device N, M MiB, CUDA runtime R, driver CUDA D": the name from the driver's cuDeviceGetName (the
+/* "NAME, device N, PCI P, M MiB, CUDA runtime R, driver CUDA D" (P kept in gs.gpu_pci): the name from the driver's cuDeviceGetName (the
  * runtime loaded libcuda), which a stand-in without a driver lacks. */
 static void gs_cuda_describe(char *out, size_t n)
 {
@@ -31,7 +31,10 @@ static void gs_cuda_describe(char *out, size_t n)
     char rt[16], dv[16];
     gs_cuda_version(rt, sizeof rt, gs_cuda.runtime_version);
     gs_cuda_version(dv, sizeof dv, gs_cuda.driver_version);
-    snprintf(out, n, "%s, device %d, %zu MiB, CUDA runtime %s, driver CUDA %s", name, dev, total >> 20, rt, dv);
+    if (gs_cuda.cudaDeviceGetPCIBusId(gs.gpu_pci, (int)sizeof gs.gpu_pci, dev) != cudaSuccess)
+        gs.gpu_pci[0] = 0;
+    snprintf(out, n, "%s, device %d%s%s, %zu MiB, CUDA runtime %s, driver CUDA %s", name, dev,
+             gs.gpu_pci[0] ? ", PCI " : "", gs.gpu_pci, total >> 20, rt, dv);
 }
 
 /* One device today: slot 0, on the device GPUSHIM_DEVICE names (dispatch/gpu.c gives every call slot 0). */

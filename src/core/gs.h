@@ -181,6 +181,7 @@ typedef struct {
     int cpu_threads;           /* the CPU library's threads, from its environment variables; written once */
     pthread_mutex_t gpu_lock;  /* guards GPU bring-up and every use of the device */
     char gpu_why[GS_WHY_MAX];  /* why the GPU is not usable; written under gpu_lock before FAILED is published */
+    char gpu_pci[32];          /* the GPU's PCI bus id, written by the backend's bring-up (the log's gpu event) */
 } gs_state_t;
 
 GS_HIDDEN extern gs_state_t gs;

@@ -141,6 +141,21 @@ static void gs_option_set(gs_options_t *o, size_t i, const char *s)
         gs_msg("%s='%s' is not valid: use %s; using the default", d->name, s, accepted);
 }
 
+/* Launchers and the wrappers that start the program (srun, mpirun, numactl, env, ...): under the shim they run
+ * as without it, whatever the variables say: no GPU, no log, no summary, so that a job's launcher neither takes a
+ * GPU context nor writes a log in a rank's name.  By the name the program was started as. */
+static bool gs_is_launcher(void)
+{
+    static const char *const names[] = {
+        "srun", "mpirun", "mpiexec", "mpiexec.hydra", "mpiexec.mpich", "mpirun.mpich", "mpirun.openmpi",
+        "mpiexec.openmpi", "orterun", "prterun", "prte", "hydra_pmi_proxy", "orted", "prted", "slurmstepd",
+        "aprun", "jsrun", "numactl", "env", "time", "taskset"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(program_invocation_short_name, names[i]))
+            return true;
+    return false;
+}
+
 void gs_options_read(gs_options_t *o)
 {
     *o = (gs_options_t){.offload = GS_OFFLOAD_AUTO, .min_flops = -1, .pinned = 512e6, .device_memory = -1,
@@ -150,4 +165,6 @@ void gs_options_read(gs_options_t *o)
         if (s)
             gs_option_set(o, i, s);
     }
+    if (gs_is_launcher())
+        o->offload = GS_OFFLOAD_NEVER, o->log = NULL, o->summary = false, o->warmup = GS_WARMUP_OFF;
 }

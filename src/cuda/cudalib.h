@@ -16,7 +16,7 @@
     X(cudaMemGetInfo) X(cudaHostAlloc) X(cudaFreeHost) X(cudaEventCreateWithFlags) X(cudaEventRecord) \
     X(cudaEventSynchronize) X(cudaStreamWaitEvent) X(cudaHostRegister) X(cudaHostUnregister) X(cudaMemsetAsync) \
     X(cudaDriverGetVersion) X(cudaRuntimeGetVersion) X(cudaGetLastError) X(cudaLibraryLoadData) \
-    X(cudaLibraryGetKernel) X(cudaLaunchKernel)
+    X(cudaLibraryGetKernel) X(cudaLaunchKernel) X(cudaDeviceGetPCIBusId)
 #define GS_CUBLAS_FUNCS(X) X(cublasCreate_v2) X(cublasSetStream_v2) X(cublasGetStatusString)
 
 /* The CUDA libraries' functions and versions, one set for the process; the state of each device is in

@@ -37,6 +37,15 @@ static const char *gs_log_rank(void)
     return gs_first_env(vars, sizeof vars / sizeof vars[0]);
 }
 
+/* The process's rank on its node, from the launcher's own variable before Slurm's (as gpushim-run picks the
+ * GPU), or NULL. */
+static const char *gs_log_local_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK",
+                                       "PALS_LOCAL_RANKID", "SLURM_LOCALID", "PBS_VNODENUM"};
+    return gs_first_env(vars, sizeof vars / sizeof vars[0]);
+}
+
 /* The batch system's job id (Slurm, PBS, LSF, Grid Engine), or NULL. */
 static const char *gs_log_job(void)
 {
@@ -85,18 +94,27 @@ static int gs_json_number(char *out, size_t n, double v)
     return isinf(v) ? snprintf(out, n, "null") : snprintf(out, n, "%.6g", v);
 }
 
-/* The header record: format and library versions, the process, and the policy in effect (the options that
- * decide, and every routine's rule as [min_flops, cpu_gflops, gpu_gflops, link_gbps, latency_us, setup_us]).  The GPU
- * is named by the "gpu" event when it comes up, at the first call that wants it. */
+/* The header record: format and library versions, the process (host, rank, local rank, job, the GPUs it may
+ * see), and the policy in effect (the options that decide, and every routine's rule as [min_flops, cpu_gflops,
+ * gpu_gflops, link_gbps, latency_us, setup_us]).  The GPU is named by the "gpu" event when it comes up, at the
+ * first call that wants it. */
 static void gs_log_header(void)
 {
     static char buf[1 << 15]; /* once per process, under gs_init's once */
-    char host[256] = "unknown", ehost[300], erank[80], ejob[80], epolicy[1100], mf[32];
+    char host[256] = "unknown", ehost[300], erank[80], elocal[80], ejob[80], evisible[300], epolicy[1100], mf[32];
     gethostname(host, sizeof host);
     host[sizeof host - 1] = 0;
     gs_json_escape(ehost, sizeof ehost, host);
     gs_json_escape(erank, sizeof erank, gs_log_rank() ? gs_log_rank() : "");
+    gs_json_escape(elocal, sizeof elocal, gs_log_local_rank() ? gs_log_local_rank() : "");
     gs_json_escape(ejob, sizeof ejob, gs_log_job() ? gs_log_job() : "");
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES"); /* null when unset: every GPU visible */
+    snprintf(evisible, sizeof evisible, "null");
+    if (visible) {
+        char e[290];
+        gs_json_escape(e, sizeof e, visible);
+        snprintf(evisible, sizeof evisible, "\"%s\"", e);
+    }
     gs_json_escape(epolicy, sizeof epolicy, gs.opt.policy ? gs.opt.policy : "");
     if (gs.opt.min_flops >= 0)
         gs_json_number(mf, sizeof mf, gs.opt.min_flops);
@@ -104,9 +122,9 @@ static void gs_log_header(void)
         snprintf(mf, sizeof mf, "null");
     int len = snprintf(buf, sizeof buf,
                        "{\"gpushim_log\":%d,\"version\":\"%s\",\"pid\":%d,\"ppid\":%d,\"host\":\"%s\",\"rank\":\"%s\","
-                       "\"job\":\"%s\",\"time\":%lld,\"offload\":\"%s\",\"sites\":\"%s\",\"policy_file\":\"%s\","
-                       "\"min_flops\":%s,\"rules\":{",
-                       GS_LOG_FORMAT, GS_VERSION, (int)getpid(), (int)getppid(), ehost, erank, ejob,
+                       "\"local_rank\":\"%s\",\"job\":\"%s\",\"cuda_visible_devices\":%s,\"time\":%lld,"
+                       "\"offload\":\"%s\",\"sites\":\"%s\",\"policy_file\":\"%s\",\"min_flops\":%s,\"rules\":{",
+                       GS_LOG_FORMAT, GS_VERSION, (int)getpid(), (int)getppid(), ehost, erank, elocal, ejob, evisible,
                        (long long)time(NULL), gs_offload_names[gs.opt.offload], gs_sites_names[gs.opt.sites], epolicy,
                        mf);
     for (int r = 0; r < GS_NROUTINES && len < (int)sizeof buf - 256; r++) {

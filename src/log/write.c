@@ -43,8 +43,12 @@ void gs_log_event(const char *event, const char *what)
         return;
     char ewhat[600], buf[800];
     gs_json_escape(ewhat, sizeof ewhat, what);
-    int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"event\":\"%s\",\"what\":\"%s\"}\n",
+    int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"event\":\"%s\",\"what\":\"%s\"",
                        (double)(gs_now_ns() - gs.t_start) * 1e-9, event, ewhat);
+    /* The GPU that came up, by its PCI address: the same on every rank that uses it, whatever the ordinal. */
+    if (!strcmp(event, "gpu") && gs.gpu_pci[0])
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"pci\":\"%s\"", gs.gpu_pci);
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");
     gs_log_write(buf, (size_t)len);
 }
 

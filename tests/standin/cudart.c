@@ -579,6 +579,22 @@ cudaError_t cudaGetDeviceCount(int *count)
 
 static int current_device;
 
+/* The device's PCI address: a physical device's, that of the CUDA_VISIBLE_DEVICES entry the ordinal names (its
+ * number, where the entry is one), so that ranks bound to different entries see different GPUs. */
+cudaError_t cudaDeviceGetPCIBusId(char *out, int len, int device)
+{
+    int n = 0, physical = device;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n || len < 13)
+        return cudaErrorInvalidValue;
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    for (int i = 0; v && i < device && (v = strchr(v, ',')); i++)
+        v++;
+    if (v && *v >= '0' && *v <= '9')
+        physical = atoi(v);
+    snprintf(out, (size_t)len, "0000:%02x:00.0", (physical + 1) & 0xff);
+    return cudaSuccess;
+}
+
 cudaError_t cudaGetDevice(int *device)
 {
     *device = current_device;
