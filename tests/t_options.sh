@@ -114,8 +114,14 @@ check "gpushim-run: no CUDA_VISIBLE_DEVICES: the GPUs nvidia-smi lists (Slurm's 
 check "gpushim-run: ranks beyond the GPUs share one, and the notice says which and suggests MPS" \
     grep -q '^gpushim-run: local rank 4 (SLURM_LOCALID) shares GPU 1 with local rank 1: 3 GPUs for more ranks; run' \
         $W/bind.err
-check "gpushim-run: a rank given its own GPU (srun --gpus-per-task=1) keeps it" \
-    test "$(gpu_of CUDA_VISIBLE_DEVICES=3 SLURM_LOCALID=2)" = 3
+: >$W/bind.err
+own=$(gpu_of CUDA_VISIBLE_DEVICES=3 SLURM_LOCALID=2 SLURMD_TRES_BIND=gpu:per_task:1)
+check "gpushim-run: a rank given its own GPU (srun --gpus-per-task=1) keeps it, and is not told it shares" \
+    sh -c "[ $own = 3 ] && [ ! -s $W/bind.err ]"
+one=$(gpu_of CUDA_VISIBLE_DEVICES=0 MPI_LOCALRANKID=2)
+check "gpushim-run: ranks after the first on a node of one GPU are told they share it" \
+    sh -c "[ $one = 0 ] &&
+        grep -q 'local rank 2 (MPI_LOCALRANKID) shares GPU 0 with local rank 0: 1 GPU for more ranks' $W/bind.err"
 check "gpushim-run: no launcher, nothing changed" test "$(gpu_of CUDA_VISIBLE_DEVICES=0,1)" = 0,1
 check "gpushim-run --no-gpu-binding leaves CUDA_VISIBLE_DEVICES as it is" \
     test "$(CUDA_VISIBLE_DEVICES=0,1 SLURM_LOCALID=1 scripts/gpushim-run --no-gpu-binding sh -c 'echo $CUDA_VISIBLE_DEVICES')" \

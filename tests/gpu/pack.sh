@@ -18,4 +18,12 @@ cp $d/lapack/xlintst[sdcz] $d/lapack/xeigtst[sdcz] $d/lapack/*.in "$tmp/lapack-t
 ldd $d/lapack/xlintstd | awk '$3 ~ /^\// {print $3}' | grep -vE '/lib(c|m|gcc_s)\.so' |
     xargs -I{} cp -L {} "$tmp/lapack-test/lib/"
 tar cJf build/gpu/libs.tar.xz -C "$tmp" .
+# MPICH's launcher for the group ranks (the GPU machine has none): mpiexec.hydra and its proxy from PyPI's mpich
+# wheel, which need only the C library.
+pip download -q --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 -d "$tmp/whl" "mpich==5.0.2"
+python3 -m zipfile -e "$tmp"/whl/mpich-*.whl "$tmp/mpich"
+mkdir -p build/gpu/hydra
+for f in mpiexec.hydra hydra_pmi_proxy; do
+    install -m 755 "$tmp"/mpich/mpich-*.data/data/bin/$f build/gpu/hydra/
+done
 ls -la build/gpu/libs.tar.xz

@@ -4,12 +4,12 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack shared suites log notices fft pyfftw loading
-#   cache; default all; PYFFTW_WHEEL for pyfftw)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack shared ranks suites log notices fft pyfftw
+#   loading cache; default all; PYFFTW_WHEEL for pyfftw)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python lapack shared suites log notices fft pyfftw loading cache} "
+GROUPS_RUN=" ${*:-blas tiles reuse python lapack shared ranks suites log notices fft pyfftw loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -161,6 +161,34 @@ if want shared; then
     [ "$wrong" = 0 ] && [ "$errors" = 0 ] && [ "$gpu" -gt 1000 ] &&
         ok "shared: 16 processes at once, $gpu sytrf and sytrs calls on the GPU, all right" ||
         bad "shared: 16 processes at once: $wrong wrong answers, $errors GPU errors, $gpu calls on the GPU"
+fi
+
+# A parallel job on the one GPU: 4 ranks of tests/py/ranks.py under MPICH's launcher (packed from PyPI's mpich
+# wheel by tests/gpu/pack.sh) and gpushim-run, sharing the GPU through an MPS server of the group's own: each
+# rank's results as without the shim, all its products (4 dsyrk) and its solve on the GPU, ranks 1 to 3 told that they share
+# it, and the merged report flagging the four.
+if want ranks; then
+    H=$(pwd)/build/gpu/hydra
+    rm -f $OUT/ranks.*.log
+    for r in 0 1 2 3; do PMI_RANK=$r $PY tests/py/ranks.py 2048; done | cut -d' ' -f1-4 >$OUT/ranks.ref
+    export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpushim-mps-ranks CUDA_MPS_LOG_DIRECTORY=/tmp/gpushim-mps-ranks/log
+    mkdir -p $CUDA_MPS_LOG_DIRECTORY
+    nvidia-cuda-mps-control -d && echo "ranks: an MPS server is up"
+    PATH=$H:$PATH OPENBLAS_NUM_THREADS=4 $H/mpiexec.hydra -n 4 scripts/gpushim-run --offload always \
+        --log $OUT/ranks.%r.log $PY tests/py/ranks.py 2048 >$OUT/ranks.out 2>$OUT/ranks.err
+    echo quit | nvidia-cuda-mps-control
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    $PY scripts/gpushim-report $OUT/ranks.*.log >$OUT/ranks.report
+    # (NumPy makes a @ a.T one dsyrk)
+    calls=$(($(count $OUT/ranks.*.log -- routine=dsyrk) + $(count $OUT/ranks.*.log -- routine=dgesv)))
+    gpu=$(($(count $OUT/ranks.*.log -- routine=dsyrk where=gpu) + $(count $OUT/ranks.*.log -- routine=dgesv where=gpu)))
+    if cut -d' ' -f1-4 $OUT/ranks.out | sort | cmp -s - $OUT/ranks.ref && [ "$calls" = 20 ] && [ "$gpu" = 20 ] &&
+        [ "$(grep -c 'shares GPU 0 with local rank 0' $OUT/ranks.err)" = 3 ] &&
+        grep -q '^4 ranks shared a GPU' $OUT/ranks.report; then
+        ok "ranks: 4 ranks under MPS on one GPU, results equal, $gpu of $calls products and solves on the GPU"
+    else
+        bad "ranks: $gpu of $calls products and solves on the GPU (ranks.out, ranks.err, ranks.report)"
+    fi
 fi
 
 if want suites; then
