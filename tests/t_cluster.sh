@@ -95,6 +95,13 @@ check "mpich: ranks 2 and 3 were told they share a GPU, with the advice to run M
     sh -c "[ \$(grep -c 'shares GPU .* MPS' $W/mpich.err) = 2 ]"
 check "mpich: the report flags the 4 ranks that shared their GPUs" \
     sh -c "$PY scripts/gpushim-report $W/mpich.*.log | grep -q '^4 ranks shared a GPU'"
+$PY scripts/gpushim-report --html $W/mpich.html $W/mpich.*.log >/dev/null 2>&1
+check "mpich: the HTML page has a row and a timeline lane per rank, and the sharing notice" $PY -c "
+import re, sys
+page = open('$W/mpich.html').read()
+table = page.split('id=\"ranks-table\"')[1].split('</table>')[0]
+lanes = sorted(set(re.findall(r'\"label\": \"(rank [0-9])', page)))
+sys.exit(not (table.count('<tr>') == 4 and 'id=\"shared\"' in page and lanes == ['rank 0', 'rank 1', 'rank 2', 'rank 3']))"
 
 # The launchers themselves stay out: a program started under a launcher's name neither logs nor uses the GPU.
 cp $T/blas_all_plain $W/numactl

@@ -127,8 +127,8 @@ static int gs_sytrf(gs_call_t *c, gs_sol_t *s)
 }
 
 /* sytrs, once everything queued before it has finished: with many processes sharing the GPU, Xsytrs failed
- * as if it read operands the stream had not yet written (policies/default.policy keeps it off until
- * tests/gpu/run.sh's group shared passes with this wait). */
+ * without this wait, as if it read operands the stream had not yet written; with it, tests/gpu/run.sh's group
+ * shared passes, time-sliced and under MPS. */
 static int gs_sytrs(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;

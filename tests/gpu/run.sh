@@ -145,10 +145,10 @@ if want lapack; then
         bad "LAPACK test programs: $(grep -c FAIL $OUT/t_lapack.out) failed checks (t_lapack.out)"
     fi
 fi
-# Many processes on one GPU at once, time-sliced, each making small forced sytrf and sytrs calls (with
-# tests/blas-off.policy, which turns the symmetric indefinite routines on): no wrong answer and no GPU error.
-# On the H200 at 4e55966, 16 such processes got cuSOLVER's Xsytrs failing (internal error, then an illegal
-# memory access) in every one of them, and one wrong answer; one process alone got none in 26000 calls.
+# Many processes on one GPU at once, time-sliced (or under an MPS server already running), each making small
+# forced sytrf and sytrs calls (BLAS kept on the CPU by tests/blas-off.policy): no wrong answer and no GPU
+# error.  On the H200 at 4e55966, 16 such processes got cuSOLVER's Xsytrs failing (internal error, then an
+# illegal memory access) in every one of them, and one wrong answer, until sytrs waited for its stream.
 if want shared; then
     for i in $(seq 1 16); do
         GPUSHIM_LOG=$OUT/shared.$i.log GPUSHIM_POLICY=$(pwd)/tests/blas-off.policy GPUSHIM_QUIET=1 \
