@@ -59,7 +59,8 @@ check "older runtime: results equal" $T/blas_cmp $W/ref.bin $W/both.bin
 check "older runtime: no notice" test ! -s $W/both.err
 check "older runtime: calls on the GPU" test "$(count $W/both.log -- where=gpu)" -gt 1000
 check "older runtime: the log names CUDA 12's runtime and the driver" grep -q \
-    '"event":"gpu","what":"CUDA device, device 0, [0-9]* MiB, CUDA runtime 12.8, driver CUDA 12.2; up in [0-9]* ms"' $W/both.log
+    '"event":"gpu","what":"CUDA device, device 0, PCI 0000:01:00.0, [0-9]* MiB, CUDA runtime 12.8, driver CUDA 12.2; up in [0-9]* ms"' \
+    $W/both.log
 
 env LD_PRELOAD="$LIB" GPUSHIM_OFFLOAD=always GPUSHIM_QUIET=1 GPUSHIM_CUDA_LIBDIR=$W/none $P $W/quiet.bin \
     >/dev/null 2>$W/quiet.err
