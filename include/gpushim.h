@@ -18,6 +18,11 @@ const char *gpushim_version(void);
  * it times next is the steady state. */
 int gpushim_gpu_wait(double seconds);
 
+/* Writes the records the offload log (GPUSHIM_LOG) holds back, runs of like calls still being summed, so that
+ * the log file has every call made so far: for a program that reads its own log as it runs (the Python
+ * package's summary() and its notebook magic).  Returns 1, or 0 when no log is written. */
+int gpushim_log_flush(void);
+
 #ifdef __cplusplus
 }
 #endif

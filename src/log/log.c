@@ -209,6 +209,14 @@ void gs_call_record(gs_call_t *c)
     gs_log_call(c, (double)ns * 1e-9);
 }
 
+GS_EXPORT int gpushim_log_flush(void)
+{
+    if (gs.log_fd < 0)
+        return 0;
+    gs_log_runs_flush();
+    return 1;
+}
+
 /* The per-routine table on stderr (GPUSHIM_SUMMARY=1). */
 static void gs_summary_print(void)
 {
