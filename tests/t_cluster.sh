@@ -101,7 +101,7 @@ import re, sys
 page = open('$W/mpich.html').read()
 table = page.split('id=\"ranks-table\"')[1].split('</table>')[0]
 lanes = sorted(set(re.findall(r'\"label\": \"(rank [0-9])', page)))
-sys.exit(not (table.count('<tr>') == 4 and 'id=\"shared\"' in page and lanes == ['rank 0', 'rank 1', 'rank 2', 'rank 3']))"
+sys.exit(not (table.count('<tr><td') == 4 and 'id=\"shared\"' in page and lanes == ['rank 0', 'rank 1', 'rank 2', 'rank 3']))"
 
 # The launchers themselves stay out: a program started under a launcher's name neither logs nor uses the GPU.
 cp $T/blas_all_plain $W/numactl

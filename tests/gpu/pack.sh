@@ -18,6 +18,9 @@ cp $d/lapack/xlintst[sdcz] $d/lapack/xeigtst[sdcz] $d/lapack/*.in "$tmp/lapack-t
 ldd $d/lapack/xlintstd | awk '$3 ~ /^\// {print $3}' | grep -vE '/lib(c|m|gcc_s)\.so' |
     xargs -I{} cp -L {} "$tmp/lapack-test/lib/"
 tar cJf build/gpu/libs.tar.xz -C "$tmp" .
+# The wheel, for the group wheel.
+rm -rf build/gpu/wheel
+build/venv-np2/bin/pip wheel -q --no-deps -w build/gpu/wheel .
 # MPICH's launcher for the group ranks (the GPU machine has none): mpiexec.hydra and its proxy from PyPI's mpich
 # wheel, which need only the C library.
 pip download -q --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 -d "$tmp/whl" "mpich==5.0.2"

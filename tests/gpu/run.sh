@@ -4,12 +4,12 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack shared ranks suites log notices fft pyfftw
-#   loading cache; default all; PYFFTW_WHEEL for pyfftw)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack shared ranks wheel suites log notices fft
+#   pyfftw loading cache; default all; PYFFTW_WHEEL for pyfftw)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python lapack shared ranks suites log notices fft pyfftw loading cache} "
+GROUPS_RUN=" ${*:-blas tiles reuse python lapack shared ranks wheel suites log notices fft pyfftw loading cache} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -189,6 +189,54 @@ if want ranks; then
     else
         bad "ranks: $gpu of $calls products and solves on the GPU (ranks.out, ranks.err, ranks.report)"
     fi
+fi
+
+# The wheel (packed by tests/gpu/pack.sh), installed by pip into a folder of its own (PYTHONPATH), beside the
+# system's packages: a NumPy script through python -m gpushim and through import gpushim first, with the
+# system's CUDA; then with the CUDA 13 libraries of the NVIDIA wheels that PyTorch's environment has, found by
+# the package itself (GPUSHIM_CUDA_LIBDIR unset, the system's CUDA folders out of the loader's cache and path).
+if want wheel; then
+    V=/tmp/gpushim-wheel
+    rm -rf $V
+    $PY -m pip install -q --no-deps --no-index --target $V build/gpu/wheel/gpushim-*.whl
+    PMI_RANK=1 $PY tests/py/ranks.py 2048 | cut -d' ' -f1-4 >$OUT/wheel.ref
+    # wheel_case NAME COMMAND...: the command runs ranks.py 2048 as rank 1; its results and its log's GPU calls.
+    wheel_case() {
+        name=$1
+        shift
+        rm -f $OUT/$name.log
+        PMI_RANK=1 GPUSHIM_LOG=$OUT/$name.log GPUSHIM_OFFLOAD=always "$@" >$OUT/$name.out 2>$OUT/$name.err
+        up=$(grep -o '"event":"gpu","what":"[^"]*' $OUT/$name.log | cut -d'"' -f8)
+        gpu=$(($(count $OUT/$name.log -- routine=dsyrk where=gpu) + $(count $OUT/$name.log -- routine=dgesv where=gpu)))
+        if cut -d' ' -f1-4 $OUT/$name.out | cmp -s - $OUT/wheel.ref && [ "$gpu" = 5 ] && [ -n "$up" ]; then
+            ok "$name: results equal, 5 of 5 products and solves on the GPU ($up)"
+        else
+            bad "$name: $gpu of 5 calls on the GPU ($name.out, $name.err)"
+        fi
+    }
+    wheel_case wheel-m env PYTHONPATH=$V $PY -m gpushim tests/py/ranks.py 2048
+    wheel_case wheel-import env PYTHONPATH=$V $PY -c 'import gpushim, runpy, sys
+sys.argv = ["ranks.py", "2048"]
+runpy.run_path("tests/py/ranks.py", run_name="__main__")'
+    hidden=
+    # (every file of the loader's configuration that names a CUDA folder: gds-13-0.conf names one on the H200)
+    for f in /etc/ld.so.conf.d/*.conf; do
+        grep -q cuda "$f" && mv "$f" /tmp/ && hidden="$hidden $(basename $f)"
+    done
+    ldconfig 2>/dev/null
+    keep=$LD_LIBRARY_PATH
+    LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | tr ':' '\n' | grep -v cuda | paste -sd: -)
+    env -u GPUSHIM_CUDA_LIBDIR PYTHONPATH=$V $PY -c 'import os, gpushim._paths as p
+p.cuda_from_wheels(); print(os.environ.get("GPUSHIM_CUDA_LIBDIR"))' >$OUT/wheel-cuda.dir
+    echo "wheel: the system's CUDA folders out of the loader's cache:$hidden; the package's CUDA: $(cat $OUT/wheel-cuda.dir)"
+    if grep -q /nvidia/cu13/lib $OUT/wheel-cuda.dir; then
+        wheel_case wheel-nvidia-wheels env -u GPUSHIM_CUDA_LIBDIR PYTHONPATH=$V $PY -m gpushim tests/py/ranks.py 2048
+    else
+        bad "wheel-nvidia-wheels: the package did not take NVIDIA's wheels ($(cat $OUT/wheel-cuda.dir))"
+    fi
+    LD_LIBRARY_PATH=$keep
+    for f in $hidden; do mv /tmp/$f /etc/ld.so.conf.d/; done
+    ldconfig 2>/dev/null
 fi
 
 if want suites; then
