@@ -66,6 +66,10 @@ entry numpy126 v1
 $W/v2/bin/python -c 'import numpy, gpushim; print(gpushim.loaded())' >$W/late.out 2>$W/late.err
 check "NumPy imported before gpushim: not loaded, and a warning says to restart and import gpushim first" \
     sh -c "grep -qx False $W/late.out && grep -q 'numpy was imported before gpushim.*restart the interpreter' $W/late.err"
+cp $W/script.py $W/rankmod.py
+(cd $W && GPUSHIM_LOG=$W/mod.log $W/v2/bin/python -m gpushim --offload always -m rankmod >mod.out 2>&1)
+check "python -m gpushim -m MODULE: the module runs under the shim" \
+    sh -c "cmp -s $W/numpy2.ref $W/mod.out && [ $(count $W/mod.log -- where=gpu routine=dgesv) = 1 ]"
 (cd $W && GPUSHIM_OFFLOAD=always $W/v2/bin/python -c 'import gpushim, numpy as np
 a = np.ones((200, 200)); b = a @ a; gpushim.report(); print("log", gpushim.log_path())' >$W/session.out 2>&1)
 session=$(sed -n 's/^log //p' $W/session.out)
