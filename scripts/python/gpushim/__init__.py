@@ -22,7 +22,7 @@ from gpushim._paths import LIB, VERSION as __version__, cuda_from_wheels, script
 
 __all__ = ["LIB", "loaded", "log_path", "summary", "report", "load_ipython_extension"]
 
-_LIBS_IMPORTED_FIRST = ("numpy", "scipy", "torch", "cupy")
+_LIBS_IMPORTED_FIRST = ("numpy", "scipy")  # whose BLAS and LAPACK calls bind as they load
 _lib = None
 
 
