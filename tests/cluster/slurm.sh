@@ -1,5 +1,6 @@
 # A single-node Slurm for the tests, sourced by tests/t_cluster.sh: slurmctld and slurmd from Debian's packages,
-# every file under one folder ($SLURM_DIR), non-default ports, no munge (auth/none), no systemd, and NGPU fake
+# every file under one folder ($SLURM_DIR), on the loopback address (the host's name need not resolve),
+# non-default ports, no munge (auth/none), no systemd, and NGPU fake
 # GPUs as gres whose devices are symbolic links to /dev/null (Slurm sets CUDA_VISIBLE_DEVICES from them).
 # slurm_start FOLDER NGPU starts it and waits until the node is idle; slurm_stop stops both daemons by their
 # pids (the caller traps EXIT to it, so that they stop whatever happens).
@@ -13,7 +14,7 @@ slurm_start() {
     port=$((20000 + $$ % 20000))
     cat >"$SLURM_DIR/slurm.conf" <<CONF
 ClusterName=gpushimtest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=root
@@ -35,7 +36,7 @@ MpiDefault=none
 ReturnToService=2
 GresTypes=gpu
 SchedulerParameters=defer_batch=0
-NodeName=$host CPUs=4 Gres=gpu:$2 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=4 Gres=gpu:$2 State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
     echo "NodeName=$host Name=gpu File=$SLURM_DIR/dev/nvidia[0-$(($2 - 1))]" >"$SLURM_DIR/gres.conf"
