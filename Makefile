@@ -34,7 +34,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -43,6 +43,7 @@ help:
 	@echo "make demo           install what the demo needs, build, run bench/demo.py under the shim"
 	@echo "make check          install what the tests need, build, run every test that needs no GPU"
 	@echo "make check-gpu      on a GPU machine: the same programs against the real CUDA libraries"
+	@echo "make check-badinput every GPUSHIM_ variable with six bad values (CI runs a sample)"
 	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
@@ -178,7 +179,8 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
-	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other $(B)/tests/fft_twin
+	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other $(B)/tests/fft_twin \
+	$(B)/tests/little
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -274,6 +276,9 @@ $(B)/tests/first_free: tests/progs/first_free.c | $(B)/tests
 $(B)/tests/libotherfree.so: tests/progs/otherfree.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -fPIC -shared $< -o $@ -ldl
 
+$(B)/tests/little: tests/progs/little.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas
+
 $(B)/tests/runs: tests/progs/runs.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
 
@@ -316,6 +321,11 @@ check-unit: tests
 
 check-gpu:
 	tests/gpu/run.sh
+
+# The whole sweep of bad values of tests/t_badinput.sh (CI runs a sample of it).
+check-badinput: deps
+	$(MAKE) tests
+	GS_SWEEP=full sh tests/t_badinput.sh
 
 # Everything the GPU machine needs, built here: the device tool carries build/libgpushim.so, build/tests,
 # build/olddriver and build/gpu (the CPU libraries the test programs link, packed).
