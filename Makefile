@@ -34,7 +34,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
 	deps-demo clean help
 all: lib
 
@@ -44,6 +44,7 @@ help:
 	@echo "make check          install what the tests need, build, run every test that needs no GPU"
 	@echo "make check-gpu      on a GPU machine: the same programs against the real CUDA libraries"
 	@echo "make check-badinput every GPUSHIM_ variable with six bad values (CI runs a sample)"
+	@echo "make check-faults   every CUDA, cuBLAS and cuSOLVER call of a run failed in turn (CI: a sample)"
 	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
@@ -322,10 +323,15 @@ check-unit: tests
 check-gpu:
 	tests/gpu/run.sh
 
-# The whole sweep of bad values of tests/t_badinput.sh (CI runs a sample of it).
+# The whole sweeps of tests/t_badinput.sh (every bad value) and tests/t_faults.sh (every injection point); CI
+# runs a sample of each.
 check-badinput: deps
 	$(MAKE) tests
 	GS_SWEEP=full sh tests/t_badinput.sh
+
+check-faults: deps
+	$(MAKE) tests
+	GS_SWEEP=full sh tests/t_faults.sh
 
 # Everything the GPU machine needs, built here: the device tool carries build/libgpushim.so, build/tests,
 # build/olddriver and build/gpu (the CPU libraries the test programs link, packed).

@@ -27,14 +27,19 @@ static void gs_cuda_describe(char *out, size_t n)
         snprintf(name, sizeof name, "CUDA device");
     if (drv)
         dlclose(drv);
-    gs_cuda.cudaMemGetInfo(&free, &total);
+    int mem = gs_cuda.cudaMemGetInfo(&free, &total);
     char rt[16], dv[16];
     gs_cuda_version(rt, sizeof rt, gs_cuda.runtime_version);
     gs_cuda_version(dv, sizeof dv, gs_cuda.driver_version);
     if (gs_cuda.cudaDeviceGetPCIBusId(gs.gpu_pci, (int)sizeof gs.gpu_pci, dev) != cudaSuccess)
         gs.gpu_pci[0] = 0;
-    snprintf(out, n, "%s, device %d%s%s, %zu MiB, CUDA runtime %s, driver CUDA %s", name, dev,
-             gs.gpu_pci[0] ? ", PCI " : "", gs.gpu_pci, total >> 20, rt, dv);
+    char size[80];
+    if (mem == cudaSuccess)
+        snprintf(size, sizeof size, "%zu MiB", total >> 20);
+    else if (gs_cuda.cudaGetLastError(), 1) /* (not left pending for the libraries' launches) */
+        snprintf(size, sizeof size, "memory unknown (cudaMemGetInfo: %s)", gs_cuda.cudaGetErrorString(mem));
+    snprintf(out, n, "%s, device %d%s%s, %s, CUDA runtime %s, driver CUDA %s", name, dev,
+             gs.gpu_pci[0] ? ", PCI " : "", gs.gpu_pci, size, rt, dv);
 }
 
 /* One device today: slot 0, on the device GPUSHIM_DEVICE names (dispatch/gpu.c gives every call slot 0). */

@@ -28,8 +28,10 @@ int gs_cuda_scratch(gs_call_t *c, size_t bytes)
      * not stay pending as the runtime's last error, which the libraries read after their launches. */
     while (gs_cuda.cudaMalloc((void **)&dv->scratch, bytes) != cudaSuccess) {
         gs_cuda.cudaGetLastError();
-        if (gs_cache_trim(c->dev, bytes) == 0)
+        if (gs_cache_trim(c->dev, bytes) == 0) {
             GS_CUDA(c, cudaMalloc, ((void **)&dv->scratch, bytes));
+            break; /* (the loop's own test would allocate again, losing this block: tests/t_faults.sh) */
+        }
     }
     dv->scratch_size = bytes;
     return GS_OK;
@@ -93,6 +95,21 @@ int gs_cuda_operands(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, co
     return GS_OK;
 }
 
+/* The outputs copied again, one plain copy each on the compute stream, after the copy back failed: the results
+ * are still on the device, and the user's memory may hold part of them. */
+static int gs_cuda_outputs_again(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, int n, size_t es,
+                                 char *const *d, const int64_t *ld)
+{
+    cudaStream_t s = gs_dev(c)->stream;
+    gs_cuda.cudaGetLastError();
+    for (int i = 0; i < n; i++)
+        if (o[i].out && h[i].width && h[i].cols)
+            GS_CUDA(c, cudaMemcpy2DAsync, (h[i].host, h[i].ld, d[i], (size_t)ld[i] * es, h[i].width, h[i].cols,
+                                           cudaMemcpyDeviceToHost, s));
+    GS_CUDA(c, cudaStreamSynchronize, (s));
+    return GS_OK;
+}
+
 int gs_cuda_outputs(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, int n, size_t es, char *const *d,
                     const int64_t *ld)
 {
@@ -104,7 +121,24 @@ int gs_cuda_outputs(gs_call_t *c, const gs_operand_t *o, const gs_hreg_t *h, int
         if (o[i].out)
             rc = gs_xfer_get(c, &j, &h[i], d[i], (size_t)ld[i] * es);
     int rc2 = gs_xfer_finish(c, &j);
-    return rc != GS_OK ? rc : rc2;
+    if ((rc = rc != GS_OK ? rc : rc2) == GS_OK)
+        return GS_OK;
+    /* A copy back that failed may have written part of an operand that is also an input, which the CPU
+     * library, making the call again, would then read: the results are copied again instead. */
+    char first[GS_WHY_MAX];
+    snprintf(first, sizeof first, "%s", c->why ? c->why : "");
+    if (gs_cuda_outputs_again(c, o, h, n, es, d, ld) == GS_OK) {
+        gs_call_why(c, "results copied back again after: %s", first);
+        return GS_OK;
+    }
+    int inout = 0;
+    while (inout < n && !(o[inout].in && o[inout].out))
+        inout++;
+    if (inout < n)
+        gs_notice("%s: the GPU failed while copying its results back (%s), and again on a second try: the CPU "
+                  "library makes the call again, and an input it also writes may hold part of the GPU's results",
+                  gs_routines[c->routine].name, first);
+    return rc;
 }
 
 void gs_cuda_traffic(gs_call_t *c, const gs_operands_t *ops, gs_traffic_t *t)

@@ -40,18 +40,27 @@ static int gs_sol_open(void)
     return GS_OK;
 }
 
+/* Why cuSOLVER could not start on a device: the call that failed, and its status. */
+static char gs_sol_start_why[120];
+
 /* The handle of device dv on its compute stream. */
 static int gs_sol_start(gs_device_t *dv)
 {
-    return gs_sol.cusolverDnCreate(&dv->solver) || gs_sol.cusolverDnSetStream(dv->solver, dv->stream) ||
-                   gs_sol.cusolverDnCreateParams(&dv->solver_params)
-               ? GS_ENODEV
-               : GS_OK;
+    const char *name = "cusolverDnCreate";
+    int st = gs_sol.cusolverDnCreate(&dv->solver);
+    if (st == 0)
+        name = "cusolverDnSetStream", st = gs_sol.cusolverDnSetStream(dv->solver, dv->stream);
+    if (st == 0)
+        name = "cusolverDnCreateParams", st = gs_sol.cusolverDnCreateParams(&dv->solver_params);
+    if (st == 0)
+        return GS_OK;
+    snprintf(gs_sol_start_why, sizeof gs_sol_start_why, "cuSOLVER cannot start (%s: status %d)", name, st);
+    return GS_ENODEV;
 }
 
 int gs_sol_up(gs_call_t *c)
 {
-    static const char start_failed[] = "cuSOLVER cannot start";
+    const char *start_failed = gs_sol_start_why; /* (set by gs_sol_start when it fails) */
     gs_device_t *dv = gs_dev(c);
     if (dv->solver_state == 0) {
         dv->solver_state = -1;

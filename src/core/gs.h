@@ -158,6 +158,9 @@ GS_HIDDEN void gs_notice(const char *fmt, ...) GS_PRINTF(1, 2);
 GS_HIDDEN extern _Thread_local bool gs_msg_defer;
 /* Writes the deferred messages, from a call's thread.  Cheap when there are none. */
 GS_HIDDEN void gs_msg_flush(void);
+/* Where each message written also goes, without its "gpushim: " and newline: the offload log sets it as it
+ * opens (a "message" event), so that the log says why too.  NULL until then. */
+GS_HIDDEN extern void (*_Atomic gs_msg_sink)(const char *text, size_t len);
 
 /* ---- global state and the process's life cycle (life.c) ----------------------------------------------- */
 

@@ -12,6 +12,17 @@
 
 static atomic_int gs_msg_count;
 _Thread_local bool gs_msg_defer;
+void (*_Atomic gs_msg_sink)(const char *text, size_t len);
+
+/* The line buf of len bytes ("gpushim: ...\n") to stderr and to the sink. */
+static void gs_msg_out(const char *buf, size_t len)
+{
+    ssize_t w = write(STDERR_FILENO, buf, len);
+    (void)w; /* nowhere to report a failed write to stderr */
+    void (*sink)(const char *, size_t) = atomic_load(&gs_msg_sink);
+    if (sink && len > 10)
+        sink(buf + 9, len - 10);
+}
 
 /* Messages deferred: a few lines, in order; more are dropped. */
 #define GS_MSG_DEFERRED 4
@@ -41,8 +52,7 @@ __attribute__((format(printf, 1, 0))) static void gs_msg_write(const char *fmt, 
         pthread_mutex_unlock(&gs_deferred.lock);
         return;
     }
-    ssize_t w = write(STDERR_FILENO, buf, (size_t)len);
-    (void)w; /* nowhere to report a failed write to stderr */
+    gs_msg_out(buf, (size_t)len);
 }
 
 void gs_msg_flush(void)
@@ -50,10 +60,8 @@ void gs_msg_flush(void)
     if (!atomic_load_explicit(&gs_msg_pending, memory_order_acquire))
         return;
     pthread_mutex_lock(&gs_deferred.lock);
-    for (int i = 0; i < gs_deferred.n; i++) {
-        ssize_t w = write(STDERR_FILENO, gs_deferred.text[i], gs_deferred.len[i]);
-        (void)w;
-    }
+    for (int i = 0; i < gs_deferred.n; i++)
+        gs_msg_out(gs_deferred.text[i], gs_deferred.len[i]);
     gs_deferred.n = 0;
     atomic_store(&gs_msg_pending, false);
     pthread_mutex_unlock(&gs_deferred.lock);

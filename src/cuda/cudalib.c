@@ -99,7 +99,7 @@ static bool gs_cuda_why_none(int st, int major, char *why, size_t n)
         snprintf(why, n, "no GPU found: the NVIDIA driver (CUDA %s) sees no device (nvidia-smi lists what it "
                  "sees)", dv);
     } else {
-        snprintf(why, n, "the CUDA %s runtime cannot use the GPU: %s (error %d)", rv,
+        snprintf(why, n, "the CUDA %s runtime cannot use the GPU: cudaGetDeviceCount: %s (error %d)", rv,
                  gs_cuda.cudaGetErrorString(st), st);
     }
     return false;

@@ -141,6 +141,14 @@ static void gs_log_header(void)
     gs_log_write(buf, (size_t)len);
 }
 
+/* A message gpushim wrote on stderr, as a "message" event: the log says why too. */
+static void gs_log_message(const char *text, size_t len)
+{
+    char what[640];
+    snprintf(what, sizeof what, "%.*s", (int)len, text);
+    gs_log_event("message", what);
+}
+
 /* Opens the log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) and writes its header record: at
  * initialisation, once the options and the policy it records are read, and in a forked child (gs_log_reopen). */
 static void gs_log_open(void)
@@ -159,6 +167,7 @@ static void gs_log_open(void)
     }
     gs.log_fd = fd;
     gs_log_header();
+    atomic_store(&gs_msg_sink, gs_log_message);
 }
 GS_LIFE_HOOK(GS_LIFE_INIT, gs_log_open);
 

@@ -137,7 +137,12 @@ static int gs_xfer_run(gs_call_t *c, const gs_task_t *t)
     gs_xfer_copy_cols(b->p, t->width, t->host, t->ld, t->width, t->cols);
     GS_CUDA(c, cudaMemcpy2DAsync, (t->dev, t->dpitch, b->p, t->width, t->width, t->cols, cudaMemcpyHostToDevice,
                                    gs_dev(c)->up));
-    GS_CUDA(c, cudaEventRecord, (b->ev, gs_dev(c)->up));
+    int st = gs_cuda.cudaEventRecord(b->ev, gs_dev(c)->up);
+    if (st != 0) {
+        /* Without its event the copy queued could still be reading the buffer when it is filled again. */
+        gs_cuda.cudaStreamSynchronize(gs_dev(c)->up);
+        return gs_cuda_error(c, "cudaEventRecord", st, __FILE__, __LINE__);
+    }
     return GS_OK;
 }
 
@@ -231,19 +236,22 @@ void gs_xfer_start(int dev)
         return;
     }
     char *mem;
-    if (gs_cuda.cudaHostAlloc((void **)&mem, chunk * (size_t)nbuf, cudaHostAllocPortable) != 0) {
+    int st = gs_cuda.cudaHostAlloc((void **)&mem, chunk * (size_t)nbuf, cudaHostAllocPortable);
+    char why[240];
+    if (st != 0) {
         gs_cuda.cudaGetLastError(); /* not left pending for the libraries' launches (backend/cuda_call.c) */
-        char why[160];
-        snprintf(why, sizeof why, "cannot allocate %zu bytes of pinned memory (GPUSHIM_PINNED)",
-                 chunk * (size_t)nbuf);
+        snprintf(why, sizeof why, "cannot allocate %zu bytes of pinned memory (GPUSHIM_PINNED; cudaHostAlloc: %s)",
+                 chunk * (size_t)nbuf, gs_cuda.cudaGetErrorString(st));
         gs_xfer_direct(x, why);
         return;
     }
     for (int i = 0; i < nbuf; i++) {
         x->buf[i].p = mem + (size_t)i * chunk;
-        if (gs_cuda.cudaEventCreateWithFlags(&x->buf[i].ev, cudaEventDisableTiming) != 0) {
+        if ((st = gs_cuda.cudaEventCreateWithFlags(&x->buf[i].ev, cudaEventDisableTiming)) != 0) {
             gs_cuda.cudaFreeHost(mem); /* the events made so far are small and stay */
-            gs_xfer_direct(x, "cannot create CUDA events for staging");
+            snprintf(why, sizeof why, "cannot create CUDA events for staging (cudaEventCreateWithFlags: %s)",
+                     gs_cuda.cudaGetErrorString(st));
+            gs_xfer_direct(x, why);
             return;
         }
         x->free[i] = &x->buf[i];
@@ -405,9 +413,13 @@ int gs_xfer_get(gs_call_t *c, gs_xjob_t *j, const gs_hreg_t *h, const char *dev,
         const char *name = "cudaStreamWaitEvent";
         if (st == 0 && (st = gs_cuda.cudaMemcpy2DAsync(b->p, w, src, dpitch, w, n, cudaMemcpyDeviceToHost, down)) != 0)
             name = "cudaMemcpy2DAsync";
-        if (st == 0 && (st = gs_cuda.cudaEventRecord(b->ev, down)) != 0)
+        bool queued = st == 0;
+        if (queued && (st = gs_cuda.cudaEventRecord(b->ev, down)) != 0)
             name = "cudaEventRecord";
         if (st != 0) {
+            /* A copy queued without its event could land in the buffer after its next use has filled it. */
+            if (queued)
+                gs_cuda.cudaStreamSynchronize(down);
             gs_xfer_release(x, b);
             return gs_cuda_error(c, name, st, __FILE__, __LINE__);
         }

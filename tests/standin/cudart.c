@@ -21,6 +21,7 @@ enum { STREAM_LIVE = 0x57ea, STREAM_DEAD = 0x57ed, EVENT_LIVE = 0xe7e7, EVENT_DE
 #define MAX_STREAMS 256  /* slots are never reused, so a stale handle stays recognisably dead */
 #define MAX_EVENTS 4096  /* slots are reused after cudaEventDestroy */
 #define MAX_FAILS 16
+#define MAX_SEEN 256     /* functions that can be failed, counted for GS_STANDIN_CALLS */
 #define MAX_PENDING 4096 /* queued operations (all streams) beyond which some are run early */
 
 /* One cudaEventRecord.  Shared (reference counted) by the queued record operation, the event while this is
@@ -79,6 +80,11 @@ static struct {
         long nth, calls;
     } fails[MAX_FAILS];
     int nfails;
+    struct {
+        const char *name; /* the function's name, a literal of the stand-in's */
+        long calls;
+    } seen[MAX_SEEN];     /* every function standin_fail was asked about, for GS_STANDIN_CALLS */
+    int nseen;
     int sticky, failed;
     int last_error;    /* an injected runtime failure not yet taken by cudaGetLastError (the runtime's last error) */
     pid_t pid;
@@ -175,7 +181,14 @@ int standin_fail(const char *fn)
     lock();
     if (getpid() != S.pid)
         violation("%s called in a forked child", fn);
-    int fail = S.failed && S.sticky;
+    int fail = S.failed && S.sticky, k = 0;
+    while (k < S.nseen && strcmp(S.seen[k].name, fn) != 0)
+        k++;
+    if (k < MAX_SEEN) {
+        S.seen[k].name = fn;
+        S.seen[k].calls++;
+        S.nseen += k == S.nseen;
+    }
     for (int i = 0; i < S.nfails && !fail; i++)
         if (strcmp(S.fails[i].name, fn) == 0) {
             long n = ++S.fails[i].calls;
@@ -521,6 +534,19 @@ __attribute__((destructor)) static void report(void)
     fclose(f);
 }
 
+/* GS_STANDIN_CALLS: how often each function that can be failed was called ("NAME COUNT" lines), the injection
+ * points of a fault sweep (tests/t_faults.sh). */
+__attribute__((destructor)) static void report_calls(void)
+{
+    const char *path = getenv("GS_STANDIN_CALLS");
+    FILE *f = path && S.inited ? fopen(path, "a") : NULL;
+    if (!f)
+        return;
+    for (int i = 0; i < S.nseen; i++)
+        fprintf(f, "%s %ld\n", S.seen[i].name, S.seen[i].calls);
+    fclose(f);
+}
+
 /* ---- devices ------------------------------------------------------------------------------------------ */
 
 /* The CUDA version this stand-in's runtime claims (the Makefile builds a CUDA 12 one too), and its driver's. */
@@ -553,6 +579,8 @@ static void standin_down_handler(void)
     atomic_store(&standin_down, 1);
 }
 
+static cudaError_t devices(int *count);
+
 cudaError_t cudaGetDeviceCount(int *count)
 {
     /* GS_STANDIN_UP_MS: the first call takes that long, as a real driver's start does, and registers an exit
@@ -568,6 +596,13 @@ cudaError_t cudaGetDeviceCount(int *count)
     }
     if (standin_fail("cudaGetDeviceCount"))
         return cudaErrorUnknown;
+    return devices(count);
+}
+
+/* The devices there are, as cudaGetDeviceCount gives them, without its injected failure (the stand-in's own
+ * functions ask it, and a fault injected into cudaGetDeviceCount is the program's call's). */
+static cudaError_t devices(int *count)
+{
     if (driver_version() / 1000 < STANDIN_RUNTIME / 1000)
         return cudaErrorInsufficientDriver;
     const char *s = getenv("GS_STANDIN_DEVICES"), *visible = getenv("CUDA_VISIBLE_DEVICES");
@@ -584,7 +619,7 @@ static int current_device;
 cudaError_t cudaDeviceGetPCIBusId(char *out, int len, int device)
 {
     int n = 0, physical = device;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n || len < 13)
+    if (devices(&n) != cudaSuccess || device < 0 || device >= n || len < 13)
         return cudaErrorInvalidValue;
     const char *v = getenv("CUDA_VISIBLE_DEVICES");
     for (int i = 0; v && i < device && (v = strchr(v, ',')); i++)
@@ -604,7 +639,7 @@ cudaError_t cudaGetDevice(int *device)
 cudaError_t cudaSetDevice(int device)
 {
     int n = 0;
-    if (standin_fail("cudaSetDevice") || cudaGetDeviceCount(&n) != cudaSuccess || device >= n)
+    if (standin_fail("cudaSetDevice") || devices(&n) != cudaSuccess || device >= n)
         return cudaErrorInvalidDevice;
     current_device = device;
     return cudaSuccess;

@@ -22,6 +22,7 @@
  * Environment:
  *   GS_STANDIN_REPORT=FILE    append "pid=… h2d_bytes=… d2h_bytes=… … violations=…" at exit
  *   GS_STANDIN_FAIL=F[:N],…   make function F fail on its N-th call (every call when N is 0 or absent)
+ *   GS_STANDIN_CALLS=FILE     append "NAME COUNT" at exit for every function that can be failed and was called
  *   GS_STANDIN_STICKY=1       after an injected failure every later call fails too (a lost device)
  *   GS_STANDIN_DEVICES=N      devices reported (default 1; 0 gives cudaErrorNoDevice)
  *   GS_STANDIN_DRIVER=V       the driver's CUDA version (default the runtime's: 13000, or 12080 for the CUDA 12
