@@ -44,7 +44,7 @@ help:
 	@echo "make check          install what the tests need, build, run every test that needs no GPU"
 	@echo "make check-gpu      on a GPU machine: the same programs against the real CUDA libraries"
 	@echo "make check-badinput every GPUSHIM_ variable with six bad values (CI runs a sample)"
-	@echo "make check-faults   every CUDA, cuBLAS and cuSOLVER call of a run failed in turn (CI: a sample)"
+	@echo "make check-faults   every CUDA, cuBLAS, cuSOLVER and cuFFT call of two runs failed in turn (CI: a sample)"
 	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"

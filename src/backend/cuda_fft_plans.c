@@ -96,20 +96,29 @@ static cufftType gs_fft_type(const gs_fftw_geom_t *g)
                                     : (z ? CUFFT_Z2D : CUFFT_C2R);
 }
 
-/* Makes g's plan into *h: 0, or cuFFT's status, with h destroyed. */
-static int gs_fft_make(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle *h, size_t *work)
+/* Makes g's plan into *h: 0, or cuFFT's status, with h destroyed and *fn the function that failed. */
+static int gs_fft_make(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle *h, size_t *work, const char **fn)
 {
     const gs_fftw_layout_t *l = &g->lay;
     long long n[3], in[3], on[3];
     for (int i = 0; i < 3; i++)
         n[i] = l->n[i], in[i] = l->inembed[i], on[i] = l->onembed[i];
+    *fn = "cufftCreate";
     int st = gs_fft.cufftCreate(h);
     if (st != CUFFT_SUCCESS)
         return st;
-    if ((st = gs_fft.cufftSetAutoAllocation(*h, 0)) == CUFFT_SUCCESS &&
-        (st = gs_fft.cufftMakePlanMany64(*h, l->rank, n, in, l->istride, l->idist, on, l->ostride, l->odist,
-                                         gs_fft_type(g), l->batch, work)) == CUFFT_SUCCESS &&
-        (st = gs_fft.cufftSetStream(*h, gs_dev(c)->stream)) == CUFFT_SUCCESS)
+    *fn = "cufftSetAutoAllocation";
+    st = gs_fft.cufftSetAutoAllocation(*h, 0);
+    if (st == CUFFT_SUCCESS) {
+        *fn = "cufftMakePlanMany64";
+        st = gs_fft.cufftMakePlanMany64(*h, l->rank, n, in, l->istride, l->idist, on, l->ostride, l->odist,
+                                        gs_fft_type(g), l->batch, work);
+    }
+    if (st == CUFFT_SUCCESS) {
+        *fn = "cufftSetStream";
+        st = gs_fft.cufftSetStream(*h, gs_dev(c)->stream);
+    }
+    if (st == CUFFT_SUCCESS)
         return CUFFT_SUCCESS;
     gs_fft.cufftDestroy(*h);
     return st;
@@ -130,16 +139,17 @@ int gs_fft_plan(gs_call_t *c, const gs_fftw_geom_t *g, gs_fft_plan_t *plan)
         return GS_OK;
     s = gs_fft_free_slot(c->dev);
     gs_fft_plan_t p = {0};
-    int st = gs_fft_make(c, g, &p.h, &p.work);
+    const char *fn;
+    int st = gs_fft_make(c, g, &p.h, &p.work, &fn);
     /* The device's memory may be held by other plans' tables: give them all back once. */
     if (st == CUFFT_ALLOC_FAILED) {
         for (int i = 0; i < GS_FFT_PLANS; i++)
             if (gs_fft_slots[c->dev][i].used)
                 gs_fft_drop(&gs_fft_slots[c->dev][i]);
-        st = gs_fft_make(c, g, &p.h, &p.work);
+        st = gs_fft_make(c, g, &p.h, &p.work, &fn);
     }
     if (st != CUFFT_SUCCESS)
-        return gs_cuda_error(c, "cufftMakePlanMany64", st, __FILE__, __LINE__);
+        return gs_cuda_error(c, fn, st, __FILE__, __LINE__);
     pthread_mutex_lock(&gs_fft_lock);
     memcpy(s->key, key, sizeof key);
     s->plan = p;

@@ -1,20 +1,20 @@
 /* A time-stepping pattern on one in-place FFTW plan (2^21 complex doubles, 32 MiB): the first CHANGED steps
  * change the array on the CPU before the execute, the others execute on the previous output as it is.  Prints
  * the array's sum of squares after each step, which tests/t_cache.sh ("resting") compares with a run without
- * the shim, while the log shows which executes found the array on the device.
- * usage: fft_steps STEPS CHANGED */
+ * the shim, while the log shows which executes found the array on the device.  LOG2N (default 21) sets the
+ * size, smaller for tests/t_faults.sh, which runs it once per injection point.
+ * usage: fft_steps STEPS CHANGED [LOG2N] */
 #include <fftw3.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { N = 1 << 21 };
-
 int main(int argc, char **argv)
 {
     int steps = argc > 2 ? atoi(argv[1]) : 0, changed = argc > 2 ? atoi(argv[2]) : 0;
+    int log2n = argc > 3 ? atoi(argv[3]) : 21, N = 1 << (log2n > 0 && log2n < 28 ? log2n : 21);
     if (steps <= 0 || changed < 0) {
-        fprintf(stderr, "usage: fft_steps STEPS CHANGED\n");
+        fprintf(stderr, "usage: fft_steps STEPS CHANGED [LOG2N]\n");
         return 2;
     }
     fftw_complex *a = fftw_alloc_complex(N);
