@@ -23,6 +23,10 @@ int gpushim_gpu_wait(double seconds);
  * package's summary() and its notebook magic).  Returns 1, or 0 when no log is written. */
 int gpushim_log_flush(void);
 
+/* The file the offload log is written to (GPUSHIM_LOG with %p, %h, %r and %j expanded), or NULL when no log
+ * is written.  Initialises the library if no call has yet. */
+const char *gpushim_log_path(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,8 +11,8 @@
 #include "backend/cuda_lapack.h"
 #include "backend/cuda_solver.h"
 
-/* "NAME, device N, PCI P, M MiB, CUDA runtime R, driver CUDA D" (P kept in gs.gpu_pci): the name from the driver's cuDeviceGetName (the
- * runtime loaded libcuda), which a stand-in without a driver lacks. */
+/* "NAME, device N, PCI P, M MiB, CUDA runtime R, driver CUDA D" (P kept in gs.gpu_pci): the name from the
+ * driver's cuDeviceGetName (the runtime loaded libcuda), which a stand-in without a driver lacks. */
 static void gs_cuda_describe(char *out, size_t n)
 {
     char name[128] = "CUDA device";
@@ -34,10 +34,12 @@ static void gs_cuda_describe(char *out, size_t n)
     if (gs_cuda.cudaDeviceGetPCIBusId(gs.gpu_pci, (int)sizeof gs.gpu_pci, dev) != cudaSuccess)
         gs.gpu_pci[0] = 0;
     char size[80];
-    if (mem == cudaSuccess)
+    if (mem == cudaSuccess) {
         snprintf(size, sizeof size, "%zu MiB", total >> 20);
-    else if (gs_cuda.cudaGetLastError(), 1) /* (not left pending for the libraries' launches) */
+    } else {
+        gs_cuda.cudaGetLastError(); /* not left pending for the libraries' launches */
         snprintf(size, sizeof size, "memory unknown (cudaMemGetInfo: %s)", gs_cuda.cudaGetErrorString(mem));
+    }
     snprintf(out, n, "%s, device %d%s%s, %s, CUDA runtime %s, driver CUDA %s", name, dev,
              gs.gpu_pci[0] ? ", PCI " : "", gs.gpu_pci, size, rt, dv);
 }

@@ -48,10 +48,14 @@ static int gs_sol_start(gs_device_t *dv)
 {
     const char *name = "cusolverDnCreate";
     int st = gs_sol.cusolverDnCreate(&dv->solver);
-    if (st == 0)
-        name = "cusolverDnSetStream", st = gs_sol.cusolverDnSetStream(dv->solver, dv->stream);
-    if (st == 0)
-        name = "cusolverDnCreateParams", st = gs_sol.cusolverDnCreateParams(&dv->solver_params);
+    if (st == 0) {
+        name = "cusolverDnSetStream";
+        st = gs_sol.cusolverDnSetStream(dv->solver, dv->stream);
+    }
+    if (st == 0) {
+        name = "cusolverDnCreateParams";
+        st = gs_sol.cusolverDnCreateParams(&dv->solver_params);
+    }
     if (st == 0)
         return GS_OK;
     snprintf(gs_sol_start_why, sizeof gs_sol_start_why, "cuSOLVER cannot start (%s: status %d)", name, st);

@@ -386,6 +386,8 @@ GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
 /* Appends an event record: {"t":...,"event":"<event>","what":"<what>"} ("gpu": the device came up, named in
  * what; "gpu_off": the GPU is not used from now on, for the reason in what). */
 GS_HIDDEN void gs_log_event(const char *event, const char *what);
+/* The same with one more string field, "<key>":"<value>", left out when value is NULL or empty. */
+GS_HIDDEN void gs_log_event_with(const char *event, const char *what, const char *key, const char *value);
 /* Writes s into out (size n) as the body of a JSON string; returns the length written. */
 GS_HIDDEN size_t gs_json_escape(char *out, size_t n, const char *s);
 /* Appends len bytes (whole records) to the log with one write(2); a failure is reported once. */

@@ -40,7 +40,8 @@ void gs_gpu_up_locked(int (*step)(void))
         size_t len = strlen(why);
         snprintf(why + len, sizeof why - len, "; up in %.0f ms", (double)(gs_now_ns() - t0) * 1e-6);
         atomic_store_explicit(&gs.gpu_state, GS_GPU_UP, memory_order_release);
-        gs_log_event("gpu", why);
+        /* (the device by its PCI address: the same on every rank that uses it, whatever the ordinal) */
+        gs_log_event_with("gpu", why, "pci", gs.gpu_pci);
     } else
         gs_gpu_disable("no usable GPU", why);
 }

@@ -151,11 +151,13 @@ static void gs_log_message(const char *text, size_t len)
 
 /* Opens the log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) and writes its header record: at
  * initialisation, once the options and the policy it records are read, and in a forked child (gs_log_reopen). */
+static char gs_log_file[1100]; /* the name of the file open as gs.log_fd */
+
 static void gs_log_open(void)
 {
     if (!gs.opt.log)
         return;
-    char path[1100];
+    char path[sizeof gs_log_file];
     if (gs_log_path(path, sizeof path, gs.opt.log) != GS_OK) {
         gs_msg("GPUSHIM_LOG='%s': the expanded name is too long; no log is written", gs.opt.log);
         return;
@@ -166,6 +168,7 @@ static void gs_log_open(void)
         return;
     }
     gs.log_fd = fd;
+    memcpy(gs_log_file, path, sizeof path);
     gs_log_header();
     atomic_store(&gs_msg_sink, gs_log_message);
 }
@@ -216,6 +219,12 @@ void gs_call_record(gs_call_t *c)
         atomic_fetch_add_explicit(&k->bytes_saved, c->bytes_saved, memory_order_relaxed);
     }
     gs_log_call(c, (double)ns * 1e-9);
+}
+
+GS_EXPORT const char *gpushim_log_path(void)
+{
+    gs_init();
+    return gs.log_fd >= 0 ? gs_log_file : NULL;
 }
 
 GS_EXPORT int gpushim_log_flush(void)

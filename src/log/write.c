@@ -37,19 +37,25 @@ void gs_log_write(const char *buf, size_t len)
         gs_msg("GPUSHIM_LOG: write failed: %s; later records may be missing", strerror(errno));
 }
 
-void gs_log_event(const char *event, const char *what)
+void gs_log_event_with(const char *event, const char *what, const char *key, const char *value)
 {
     if (gs.log_fd < 0)
         return;
-    char ewhat[600], buf[800];
+    char ewhat[600], evalue[100], buf[800];
     gs_json_escape(ewhat, sizeof ewhat, what);
     int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"event\":\"%s\",\"what\":\"%s\"",
                        (double)(gs_now_ns() - gs.t_start) * 1e-9, event, ewhat);
-    /* The GPU that came up, by its PCI address: the same on every rank that uses it, whatever the ordinal. */
-    if (!strcmp(event, "gpu") && gs.gpu_pci[0])
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"pci\":\"%s\"", gs.gpu_pci);
+    if (key && value && *value) {
+        gs_json_escape(evalue, sizeof evalue, value);
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"%s\":\"%s\"", key, evalue);
+    }
     len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");
     gs_log_write(buf, (size_t)len);
+}
+
+void gs_log_event(const char *event, const char *what)
+{
+    gs_log_event_with(event, what, NULL, NULL);
 }
 
 void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const char *site, const char *native)

@@ -14,7 +14,6 @@ cell).  See gpushim(7)."""
 import atexit
 import ctypes
 import os
-import re
 import sys
 import warnings
 
@@ -64,25 +63,18 @@ def loaded():
     return _lib is not None
 
 
-def _first_env(names, default):
-    return next((os.environ[v] for v in names if os.environ.get(v)), default)
-
-
 def log_path():
-    """This process's offload log (GPUSHIM_LOG with %p, %h, %r, %j and %% expanded as the library does), or
-    None."""
-    pattern = os.environ.get("GPUSHIM_LOG", "")
-    if not pattern or not loaded():
+    """This process's offload log, as the library named it (gpushim_log_path), or None."""
+    if not loaded():
         return None
-    fields = {"p": str(os.getpid()), "h": os.uname().nodename, "%": "%",
-              "r": _first_env(("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"),
-                              "0"),
-              "j": _first_env(("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID"), "nojob")}
-    return re.sub("%([phrj%])", lambda m: fields[m.group(1)], pattern)
+    f = _lib.gpushim_log_path
+    f.restype = ctypes.c_char_p
+    path = f()
+    return os.fsdecode(path) if path else None
 
 
 def _flush():
-    if _lib is not None and hasattr(_lib, "gpushim_log_flush"):
+    if _lib is not None:
         _lib.gpushim_log_flush()
 
 
