@@ -23,6 +23,8 @@ fail=0
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 count() { $PY tests/logq.py count "$@"; }
+# solves LOG... [-- FILTER...]: the dsyrk and dgesv calls of tests/py/ranks.py (NumPy makes a @ a.T one dsyrk).
+solves() { echo $(($(count "$@" routine=dsyrk) + $(count "$@" routine=dgesv))); }
 
 # The CPU libraries the programs were linked against: packed ones, and NumPy's and SciPy's own OpenBLAS
 # under the names the scipy_ programs were linked with.
@@ -179,9 +181,8 @@ if want ranks; then
     echo quit | nvidia-cuda-mps-control
     unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
     $PY scripts/gpushim-report $OUT/ranks.*.log >$OUT/ranks.report
-    # (NumPy makes a @ a.T one dsyrk)
-    calls=$(($(count $OUT/ranks.*.log -- routine=dsyrk) + $(count $OUT/ranks.*.log -- routine=dgesv)))
-    gpu=$(($(count $OUT/ranks.*.log -- routine=dsyrk where=gpu) + $(count $OUT/ranks.*.log -- routine=dgesv where=gpu)))
+    calls=$(solves $OUT/ranks.*.log --)
+    gpu=$(solves $OUT/ranks.*.log -- where=gpu)
     if cut -d' ' -f1-4 $OUT/ranks.out | sort | cmp -s - $OUT/ranks.ref && [ "$calls" = 20 ] && [ "$gpu" = 20 ] &&
         [ "$(grep -c 'shares GPU 0 with local rank 0' $OUT/ranks.err)" = 3 ] &&
         grep -q '^4 ranks shared a GPU' $OUT/ranks.report; then
@@ -207,7 +208,7 @@ if want wheel; then
         rm -f $OUT/$name.log
         PMI_RANK=1 GPUSHIM_LOG=$OUT/$name.log GPUSHIM_OFFLOAD=always "$@" >$OUT/$name.out 2>$OUT/$name.err
         up=$(grep -o '"event":"gpu","what":"[^"]*' $OUT/$name.log | cut -d'"' -f8)
-        gpu=$(($(count $OUT/$name.log -- routine=dsyrk where=gpu) + $(count $OUT/$name.log -- routine=dgesv where=gpu)))
+        gpu=$(solves $OUT/$name.log -- where=gpu)
         if cut -d' ' -f1-4 $OUT/$name.out | cmp -s - $OUT/wheel.ref && [ "$gpu" = 5 ] && [ -n "$up" ]; then
             ok "$name: results equal, 5 of 5 products and solves on the GPU ($up)"
         else
