@@ -20,46 +20,69 @@ same() {
 
 clean_ok() { same $1 $1.clean && [ -s $W/$1.calls ]; }
 
+# point PROG WHY VAR=VALUE: one run of PROG with the fault VAR=VALUE, checked against the run without a fault;
+# its log must match WHY (the failed function's name, or for GPUSHIM_FAULT any reason or message).
+point() {
+    prog=$1 why=$2
+    swept=$((swept + 1))
+    r=$W/fault.report
+    rm -f $r $W/fault.log
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/fault.log GS_STANDIN_REPORT=$r "$3" $(cmd $prog fault) \
+        >$W/fault.out 2>$W/fault.err
+    rc=$?
+    what=
+    [ $rc = 0 ] || what="$what exit status $rc;"
+    same $prog fault || what="$what results differ;"
+    [ "$(field $r violations)" = 0 ] || what="$what $(field $r violations) stand-in violations;"
+    for k in live pinned_live registered_live fft_live fds threads; do
+        [ "$(field $r $k)" -le "$(field $W/$prog.clean.report $k)" ] ||
+            what="$what $k $(field $r $k) at exit (without the fault $(field $W/$prog.clean.report $k));"
+    done
+    # (a fault that a retry absorbed leaves every call on the GPU, and nothing to say)
+    if ! grep -q "$why" $W/fault.log; then
+        if [ "$(count $W/fault.log -- where=gpu)" = "$(count $W/$prog.clean.log -- where=gpu)" ] &&
+            ! grep -qv '^gpushim: GPUSHIM_FAULT: calls by kind' $W/fault.err; then
+            absorbed=$((absorbed + 1))
+        else
+            what="$what the log does not say why;"
+        fi
+    fi
+    [ -z "$what" ] || bad "$prog, $3:$what $(head -c 200 $W/fault.err)"
+}
+# sample N CALLS: whether the N-th of CALLS calls is swept (the first and the last in CI, all with GS_SWEEP=full).
+sample() { [ "${GS_SWEEP:-}" = full ] || [ $1 = 1 ] || [ $1 = $2 ]; }
+
 points=0 swept=0 absorbed=0
 for prog in little fft; do
     $(cmd $prog $prog.ref) >$W/$prog.ref.out
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/$prog.clean.log GS_STANDIN_CALLS=$W/$prog.calls \
         GS_STANDIN_REPORT=$W/$prog.clean.report $(cmd $prog $prog.clean) >$W/$prog.clean.out
     check "$prog without a fault: results equal, and the calls that can fail are counted" clean_ok $prog
-    clean_gpu=$(count $W/$prog.clean.log -- where=gpu)
     while read -r name calls; do
         n=1
         while [ $n -le $calls ]; do
             points=$((points + 1))
-            if [ "${GS_SWEEP:-}" = full ] || [ $n = 1 ] || [ $n = $calls ]; then
-                swept=$((swept + 1))
-                r=$W/fault.report
-                rm -f $r $W/fault.log
-                shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/fault.log GS_STANDIN_FAIL=$name:$n GS_STANDIN_REPORT=$r \
-                    $(cmd $prog fault) >$W/fault.out 2>$W/fault.err
-                rc=$?
-                what=
-                [ $rc = 0 ] || what="$what exit status $rc;"
-                same $prog fault || what="$what results differ;"
-                [ "$(field $r violations)" = 0 ] || what="$what $(field $r violations) stand-in violations;"
-                for k in live pinned_live registered_live fft_live; do
-                    [ "$(field $r $k)" -le "$(field $W/$prog.clean.report $k)" ] ||
-                        what="$what $k $(field $r $k) at exit (without the fault $(field $W/$prog.clean.report $k));"
-                done
-                # (a fault that a retry absorbed leaves every call on the GPU, and nothing to say)
-                if ! grep -q "$name" $W/fault.log; then
-                    if [ "$(count $W/fault.log -- where=gpu)" = $clean_gpu ] && [ ! -s $W/fault.err ]; then
-                        absorbed=$((absorbed + 1))
-                    else
-                        what="$what the log does not name $name;"
-                    fi
-                fi
-                [ -z "$what" ] || bad "$prog, $name:$n:$what $(head -c 200 $W/fault.err)"
-            fi
+            sample $n $calls && point $prog $name GS_STANDIN_FAIL=$name:$n
             n=$((n + 1))
         done
     done <$W/$prog.calls
 done
 check "$swept of the $points injection points swept ($absorbed absorbed by a retry), each finished with the CPU \
 libraries' results, nothing leaked, the log saying why" test $swept -gt 0
+
+# The same through the library's own switch, GPUSHIM_FAULT=KIND:N, as on a real GPU (tests/gpu/run.sh, faults):
+# the calls of each kind counted by GPUSHIM_FAULT=count, then the first and the last of each kind failed.
+kinds=0 swept=0 absorbed=0
+for prog in little fft; do
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_FAULT=count $(cmd $prog count) 2>$W/count.err >/dev/null
+    for kc in $(sed -n 's/^gpushim: GPUSHIM_FAULT: calls by kind: //p' $W/count.err | tr -d ' ' | tr , ' '); do
+        kind=${kc%%[0-9]*} calls=${kc#$kind}
+        kinds=$((kinds + 1))
+        for n in 1 $calls; do
+            [ $calls -gt 0 ] && point $prog 'gpu error\|"message"' GPUSHIM_FAULT=$kind:$n
+        done
+    done
+done
+check "GPUSHIM_FAULT: the first and the last call of each of $kinds kinds failed ($swept runs, $absorbed absorbed), \
+each finished with the CPU libraries' results" test $swept -gt 0
 finish

@@ -27,7 +27,7 @@ static void gs_cuda_describe(char *out, size_t n)
         snprintf(name, sizeof name, "CUDA device");
     if (drv)
         dlclose(drv);
-    int mem = gs_cuda.cudaMemGetInfo(&free, &total);
+    int mem = GS_CALLED(cudaMemGetInfo, (&free, &total));
     char rt[16], dv[16];
     gs_cuda_version(rt, sizeof rt, gs_cuda.runtime_version);
     gs_cuda_version(dv, sizeof dv, gs_cuda.driver_version);
@@ -50,15 +50,17 @@ static int gs_cuda_up(char *why, size_t n, int (*step)(void))
     if (gs_cuda_load(why, n, step) != GS_OK)
         return GS_ENODEV;
     gs_call_t c = {.why = "", .dev = 0};
-    if (gs_device_start(&c, 0, gs.opt.device) == GS_OK) {
-        if (gs_cuda_step(step, why, n) != GS_OK)
-            return GS_ENODEV;
+    gs_current_t was; /* the bring-up may run on a program's thread */
+    gs_current_save(&was);
+    int rc = gs_device_start(&c, 0, gs.opt.device);
+    if (rc != GS_OK) {
+        snprintf(why, n, "%s", c.why);
+    } else if ((rc = gs_cuda_step(step, why, n)) == GS_OK) {
         gs_xfer_start(0);
         gs_cuda_describe(why, n);
-        return GS_OK;
     }
-    snprintf(why, n, "%s", c.why);
-    return GS_ENODEV;
+    gs_current_restore(&was);
+    return rc == GS_OK ? GS_OK : GS_ENODEV;
 }
 
 /* cuSOLVER's handle or cuFFT, set up before the family's first call needs them, on the bring-up thread of
@@ -82,7 +84,13 @@ static double gs_cuda_setup(const gs_call_t *c, const void *args)
 
 static int gs_cuda_healthy(void)
 {
-    return gs_cuda.cudaDeviceSynchronize() == 0 ? GS_OK : GS_EGPU;
+    gs_current_t was;
+    gs_current_save(&was);
+    int st = GS_CALLED(cudaSetDevice, (gs_devices[0].ordinal));
+    if (st == cudaSuccess)
+        st = GS_CALLED(cudaDeviceSynchronize, ());
+    gs_current_restore(&was);
+    return st == cudaSuccess ? GS_OK : GS_EGPU;
 }
 
 /* Any routine in one piece (every Level-3 routine but GEMM, and gemv, whose vectors travel strided on the host,
@@ -115,6 +123,7 @@ static int gs_cuda_blas(gs_call_t *c, const void *args, const gs_operands_t *o)
 const gs_backend_t gs_cuda_backend = {
     .up = gs_cuda_up,
     .healthy = gs_cuda_healthy,
+    .release = gs_cuda_release,
     .traffic = gs_cuda_traffic,
     .setup = gs_cuda_setup,
     .prepare = gs_cuda_prepare,

@@ -26,7 +26,7 @@ int gs_cuda_scratch(gs_call_t *c, size_t bytes)
     gs_cuda_scratch_free(dv);
     /* Cached operands the call does not use give way when memory runs short; the failure that said so must
      * not stay pending as the runtime's last error, which the libraries read after their launches. */
-    while (gs_cuda.cudaMalloc((void **)&dv->scratch, bytes) != cudaSuccess) {
+    while (GS_CALLED(cudaMalloc, ((void **)&dv->scratch, bytes)) != cudaSuccess) {
         gs_cuda.cudaGetLastError();
         if (gs_cache_trim(c->dev, bytes) == 0) {
             GS_CUDA(c, cudaMalloc, ((void **)&dv->scratch, bytes));
@@ -35,6 +35,20 @@ int gs_cuda_scratch(gs_call_t *c, size_t bytes)
     }
     dv->scratch_size = bytes;
     return GS_OK;
+}
+
+size_t gs_cuda_release(void)
+{
+    gs_device_t *dv = &gs_devices[0];
+    gs_current_t was;
+    gs_current_save(&was);
+    size_t freed = 0;
+    if (gs_cuda.cudaSetDevice(dv->ordinal) == cudaSuccess) {
+        freed = dv->scratch_size + gs_cache_trim(0, SIZE_MAX);
+        gs_cuda_scratch_free(dv);
+    }
+    gs_current_restore(&was);
+    return freed;
 }
 
 int gs_cuda_once(gs_call_t *c, gs_once_t *o, int (*open)(char *why, size_t n), const char *then)
@@ -197,10 +211,13 @@ static void gs_cuda_bind(gs_call_t *c, const gs_operands_t *ops, gs_hreg_t *h, g
 int gs_cuda_run(gs_call_t *c, const gs_operands_t *ops, gs_cuda_body_fn *body, const void *arg)
 {
     gs_device_t *dv = gs_dev(c);
-    int prev;
-    GS_CUDA(c, cudaGetDevice, (&prev));
-    if (prev != dv->ordinal)
-        GS_CUDA(c, cudaSetDevice, (dv->ordinal));
+    gs_current_t was;
+    gs_current_save(&was);
+    int st = GS_CALLED(cudaSetDevice, (dv->ordinal));
+    if (st != cudaSuccess) {
+        gs_current_restore(&was);
+        return gs_cuda_error(c, "cudaSetDevice", st, __FILE__, __LINE__);
+    }
     gs_hreg_t h[GS_OPERANDS_MAX];
     gs_cbind_t b[GS_OPERANDS_MAX];
     gs_cuda_bind(c, ops, h, b);
@@ -212,7 +229,6 @@ int gs_cuda_run(gs_call_t *c, const gs_operands_t *ops, gs_cuda_body_fn *body, c
         c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
     if (dv->scratch_size > GS_SCRATCH_KEEP || rc == GS_ENOMEM)
         gs_cuda_scratch_free(dv);
-    if (prev != dv->ordinal)
-        gs_cuda.cudaSetDevice(prev);
+    gs_current_restore(&was);
     return rc;
 }

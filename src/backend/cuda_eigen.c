@@ -1,6 +1,6 @@
 /* Eigenvalues and the SVD of LAPACK on cuSOLVER, each an operation descriptor (cuda_solver.h): the symmetric
- * or Hermitian eigensolver (syev and syevd, both by syevd; syevr and syevx, of a range, by syevdx), the SVD (gesvd and gesdd, by gesvdp or gesvd) and
- * the general eigensolver (geev, right eigenvectors only). */
+ * or Hermitian eigensolver (syev and syevd, both by syevd; syevr and syevx, of a range, by syevdx), the SVD
+ * (gesvd and gesdd, by gesvdp or gesvd) and the general eigensolver (geev, right eigenvectors only). */
 #include <float.h>
 #include <string.h>
 
@@ -206,10 +206,11 @@ static int gs_svdp(gs_call_t *c, const gs_sol_t *s, int *done)
     GS_CUDA(c, cudaMemcpy2DAsync, (a0, (size_t)m * es, s->d[0], (size_t)s->ld[0] * es, (size_t)m * es, (size_t)n,
                                    cudaMemcpyDeviceToDevice, s->stream));
     /* A status other than success leaves the SVD to gesvd too, rather than failing the call. */
-    cusolverStatus_t st = gs_sol.cusolverDnXgesvdp(s->h, s->q, gs_svdp_mode(p), gs_svdp_econ(p), m, n, s->t, s->d[0],
-                                                   s->ld[0], s->r, s->vec, s->t, u, vecs ? s->ld[1] : m > 0 ? m : 1,
-                                                   s->t, v, n > 0 ? n : 1, s->t, s->work, s->work_bytes, s->hwork,
-                                                   s->hbytes, s->info, &err);
+    cusolverStatus_t st = GS_CALL(
+        "cusolverDnXgesvdp",
+        gs_sol.cusolverDnXgesvdp(s->h, s->q, gs_svdp_mode(p), gs_svdp_econ(p), m, n, s->t, s->d[0], s->ld[0], s->r,
+                                 s->vec, s->t, u, vecs ? s->ld[1] : m > 0 ? m : 1, s->t, v, n > 0 ? n : 1, s->t,
+                                 s->work, s->work_bytes, s->hwork, s->hbytes, s->info, &err));
     int rc;
     if (st == CUSOLVER_STATUS_SUCCESS && mn > 0 && (rc = gs_svdp_smax(c, s, &smax)) != GS_OK)
         return rc;

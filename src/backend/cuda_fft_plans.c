@@ -104,11 +104,11 @@ static int gs_fft_make(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle *h, si
     for (int i = 0; i < 3; i++)
         n[i] = l->n[i], in[i] = l->inembed[i], on[i] = l->onembed[i];
     *fn = "cufftCreate";
-    int st = gs_fft.cufftCreate(h);
+    int st = GS_CALL("cufftCreate", gs_fft.cufftCreate(h));
     if (st != CUFFT_SUCCESS)
         return st;
     *fn = "cufftSetAutoAllocation";
-    st = gs_fft.cufftSetAutoAllocation(*h, 0);
+    st = GS_CALL("cufftSetAutoAllocation", gs_fft.cufftSetAutoAllocation(*h, 0));
     if (st == CUFFT_SUCCESS) {
         *fn = "cufftMakePlanMany64";
         st = gs_fft.cufftMakePlanMany64(*h, l->rank, n, in, l->istride, l->idist, on, l->ostride, l->odist,
@@ -116,7 +116,7 @@ static int gs_fft_make(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle *h, si
     }
     if (st == CUFFT_SUCCESS) {
         *fn = "cufftSetStream";
-        st = gs_fft.cufftSetStream(*h, gs_dev(c)->stream);
+        st = GS_CALL("cufftSetStream", gs_fft.cufftSetStream(*h, gs_dev(c)->stream));
     }
     if (st == CUFFT_SUCCESS)
         return CUFFT_SUCCESS;

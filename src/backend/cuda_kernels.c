@@ -19,9 +19,9 @@ static int gs_kernels_open(char *why, size_t n)
 {
     static const char *const names[3] = {"gs_permute4", "gs_permute8", "gs_permute16"};
     const char *what = "cudaLibraryLoadData";
-    int st = gs_cuda.cudaLibraryLoadData(&gs_kern.lib, gs_kernels_fatbin, NULL, NULL, 0, NULL, NULL, 0);
+    int st = GS_CALLED(cudaLibraryLoadData, (&gs_kern.lib, gs_kernels_fatbin, NULL, NULL, 0, NULL, NULL, 0));
     for (int i = 0; i < 3 && st == 0; i++)
-        if ((st = gs_cuda.cudaLibraryGetKernel(&gs_kern.permute[i], gs_kern.lib, names[i])) != 0)
+        if ((st = GS_CALLED(cudaLibraryGetKernel, (&gs_kern.permute[i], gs_kern.lib, names[i]))) != 0)
             what = names[i];
     if (st == 0)
         return GS_OK;

@@ -47,14 +47,14 @@ static char gs_sol_start_why[120];
 static int gs_sol_start(gs_device_t *dv)
 {
     const char *name = "cusolverDnCreate";
-    int st = gs_sol.cusolverDnCreate(&dv->solver);
+    int st = GS_CALL("cusolverDnCreate", gs_sol.cusolverDnCreate(&dv->solver));
     if (st == 0) {
         name = "cusolverDnSetStream";
-        st = gs_sol.cusolverDnSetStream(dv->solver, dv->stream);
+        st = GS_CALL("cusolverDnSetStream", gs_sol.cusolverDnSetStream(dv->solver, dv->stream));
     }
     if (st == 0) {
         name = "cusolverDnCreateParams";
-        st = gs_sol.cusolverDnCreateParams(&dv->solver_params);
+        st = GS_CALL("cusolverDnCreateParams", gs_sol.cusolverDnCreateParams(&dv->solver_params));
     }
     if (st == 0)
         return GS_OK;

@@ -125,6 +125,7 @@ typedef struct {
     double cache_max;        /* GPUSHIM_CACHE_MAX: most device bytes the cache holds, or < 0: half the device */
     int sites;               /* GPUSHIM_SITES: gs_sites_t, the call sites the log records */
     int warmup;              /* GPUSHIM_WARMUP: gs_warmup_t, when and where CUDA is brought up */
+    const char *fault;       /* GPUSHIM_FAULT: the CUDA calls to fail (fault.c), or NULL */
 } gs_options_t;
 
 /* GPUSHIM_WARMUP.  auto: a family's bring-up starts on a background thread once the calls of that family that
@@ -161,6 +162,20 @@ GS_HIDDEN void gs_msg_flush(void);
 /* Where each message written also goes, without its "gpushim: " and newline: the offload log sets it as it
  * opens (a "message" event), so that the log says why too.  NULL until then. */
 GS_HIDDEN extern void (*_Atomic gs_msg_sink)(const char *text, size_t len);
+
+/* ---- fault injection (fault.c): GPUSHIM_FAULT, a testing aid ----------------------------------------- */
+
+/* The kinds of CUDA library calls that GPUSHIM_FAULT names. */
+typedef enum {
+    GS_FAULT_ALLOC, GS_FAULT_COPY, GS_FAULT_LAUNCH, GS_FAULT_SYNC, GS_FAULT_CREATE, GS_FAULT_REGISTER,
+    GS_FAULT_OTHER, GS_FAULT_NKINDS
+} gs_fault_kind_t;
+/* Set at initialisation when GPUSHIM_FAULT is: every call the backend checks then asks gs_fault_hit first. */
+GS_HIDDEN extern bool gs_fault_armed;
+/* The kind of the CUDA library function name. */
+GS_HIDDEN gs_fault_kind_t gs_fault_kind(const char *name);
+/* Counts a call of the CUDA library function name; true when GPUSHIM_FAULT says it must fail, unmade. */
+GS_HIDDEN bool gs_fault_hit(const char *name);
 
 /* ---- global state and the process's life cycle (life.c) ----------------------------------------------- */
 

@@ -60,6 +60,10 @@
  * (dispatch/warmup.c). */
 #define GS_EXIT_HOOKS(X) X(__cxa_atexit) X(__register_atfork)
 
+/* The CUDA allocation functions a framework in the same process calls, which gpushim interposes to give back
+ * its cached device memory when they run short (dispatch/yield.c). */
+#define GS_CUDA_ALLOC_HOOKS(X) X(cudaMalloc) X(cudaMallocAsync) X(cuMemAlloc_v2) X(cuMemCreate)
+
 /* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
 #define GS_MEMORY_HOOKS(X) \
     X(free) X(realloc) X(reallocarray) X(munmap) X(mremap) X(madvise) X(mmap) X(mmap64)

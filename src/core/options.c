@@ -41,6 +41,7 @@ static const gs_option_desc_t gs_option_table[] = {
     {"GPUSHIM_FFTW_SERIAL", GS_OPT_BOOL, GS_OFF(fftw_serial), NULL, NULL},
     {"GPUSHIM_SITES", GS_OPT_CHOICE, GS_OFF(sites), "python|native|off", "python, native or off"},
     {"GPUSHIM_WARMUP", GS_OPT_CHOICE, GS_OFF(warmup), "auto|lazy|eager|off", "auto, lazy, eager or off"},
+    {"GPUSHIM_FAULT", GS_OPT_PATH, GS_OFF(fault), NULL, NULL},
 };
 #define GS_NOPTIONS (sizeof gs_option_table / sizeof gs_option_table[0])
 
@@ -130,7 +131,7 @@ static void gs_option_set(gs_options_t *o, size_t i, const char *s)
             return;
         if (strlen(s) >= sizeof gs_option_paths[i]) {
             rc = GS_EINVAL;
-            accepted = "a path shorter than 1024 bytes";
+            accepted = "a value shorter than 1024 bytes";
             break;
         }
         strcpy(gs_option_paths[i], s);

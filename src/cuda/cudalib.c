@@ -176,6 +176,11 @@ int gs_cuda_load(char *why, size_t n, int (*step)(void))
         return GS_ENODEV;
     }
     gs_cuda.ndevices = count;
+    void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (drv) { /* loaded already, by the runtime: this reference lasts as long as the process */
+        *(void **)&gs_cuda.cuCtxGetCurrent = dlsym(drv, "cuCtxGetCurrent");
+        *(void **)&gs_cuda.cuCtxSetCurrent = dlsym(drv, "cuCtxSetCurrent");
+    }
     gs_cuda.cudaDriverGetVersion(&gs_cuda.driver_version);
     gs_cuda.cudaRuntimeGetVersion(&gs_cuda.runtime_version);
     void *blas = gs_cuda_open("cublas", gs_cuda_major, why, n);
@@ -195,6 +200,16 @@ int gs_cuda_load(char *why, size_t n, int (*step)(void))
 }
 
 #undef GS_X_LOAD
+
+int gs_cuda_fault_status(const char *name)
+{
+    bool alloc = gs_fault_kind(name) == GS_FAULT_ALLOC;
+    if (!strncmp(name, "cublas", 6))
+        return alloc ? CUBLAS_STATUS_ALLOC_FAILED : CUBLAS_STATUS_EXECUTION_FAILED;
+    if (!strncmp(name, "cusolver", 8) || !strncmp(name, "cufft", 5)) /* cuFFT's statuses 2 and 6 are as these */
+        return alloc ? CUSOLVER_STATUS_ALLOC_FAILED : CUSOLVER_STATUS_EXECUTION_FAILED;
+    return alloc ? cudaErrorMemoryAllocation : cudaErrorLaunchFailure;
+}
 
 int gs_cuda_error(gs_call_t *c, const char *name, int status, const char *file, int line)
 {

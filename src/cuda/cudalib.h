@@ -28,6 +28,9 @@ typedef struct {
 #undef GS_X_MEMBER
     void *blas[GS_NOPS][GS_NPREC]; /* cuBLAS 64-bit-size entry for each operation and precision, or NULL */
     void *geam[GS_NPREC];          /* cuBLAS's transposition (gesvdp's V into VT), by precision */
+    /* The driver's, where the runtime loaded the NVIDIA driver (a stand-in runtime loads none): NULL else. */
+    int (*cuCtxGetCurrent)(void **ctx);
+    int (*cuCtxSetCurrent)(void *ctx);
     int ndevices;                  /* devices the runtime sees */
     int driver_version, runtime_version; /* CUDA versions of the driver and the runtime loaded, as 13000 */
 } gs_cuda_t;
@@ -63,11 +66,22 @@ GS_HIDDEN int gs_cuda_step(int (*step)(void), char *why, size_t n);
  * GS_ENOMEM for an allocation failure, GS_EGPU otherwise. */
 GS_HIDDEN int gs_cuda_error(gs_call_t *c, const char *name, int status, const char *file, int line);
 
+/* The status that a call of the CUDA library function name returns when GPUSHIM_FAULT fails it (core/fault.c):
+ * its library's allocation failure for an allocation, its execution failure otherwise. */
+GS_HIDDEN int gs_cuda_fault_status(const char *name);
+/* Whether GPUSHIM_FAULT fails this call of the CUDA library function name, unmade.  Every checked call of a
+ * CUDA library asks first, through GS_CALL: GS_TRY's, and the calls that handle their failures themselves. */
+static inline bool gs_faulted(const char *name) { return gs_fault_armed && gs_fault_hit(name); }
+/* The status of the call expr of the function name: made, or failed by GPUSHIM_FAULT. */
+#define GS_CALL(name, expr) (gs_faulted(name) ? gs_cuda_fault_status(name) : (int)(expr))
+/* The same for the runtime's or cuBLAS's function fn (a member of gs_cuda), called with args. */
+#define GS_CALLED(fn, args) GS_CALL(#fn, gs_cuda.fn args)
+
 /* Evaluates a CUDA call (runtime or cuBLAS: both return 0 for success); on failure returns the GS_E* code
  * from the enclosing function. */
 #define GS_TRY(c, name, expr) \
     do { \
-        int st_ = (int)(expr); \
+        int st_ = GS_CALL((name), (expr)); \
         if (st_ != 0) \
             return gs_cuda_error((c), (name), st_, __FILE__, __LINE__); \
     } while (0)

@@ -4,6 +4,24 @@
 
 gs_device_t gs_devices[GS_DEVICES_MAX];
 
+void gs_current_save(gs_current_t *s)
+{
+    s->ctx = NULL;
+    s->dev = 0;
+    if (gs_cuda.cuCtxGetCurrent)
+        gs_cuda.cuCtxGetCurrent(&s->ctx);
+    gs_cuda.cudaGetDevice(&s->dev);
+}
+
+void gs_current_restore(const gs_current_t *s)
+{
+    int now = -1;
+    if (gs_cuda.cuCtxSetCurrent && gs_cuda.cuCtxSetCurrent(s->ctx) == 0)
+        return;
+    if (gs_cuda.cudaGetDevice(&now) == cudaSuccess && now != s->dev)
+        gs_cuda.cudaSetDevice(s->dev);
+}
+
 int gs_device_start(gs_call_t *c, int slot, int ordinal)
 {
     gs_device_t *dv = &gs_devices[slot];

@@ -47,4 +47,14 @@ static inline gs_device_t *gs_dev(const gs_call_t *c) { return &gs_devices[c->de
  * c->why. */
 GS_HIDDEN int gs_device_start(gs_call_t *c, int slot, int ordinal);
 
+/* The calling thread's current context (the driver's) or, without the driver's functions, its current device:
+ * gpushim's work on a program's thread leaves it as it was, since a framework's current device is its own and
+ * a thread that never used CUDA must not be left with a context it did not ask for. */
+typedef struct {
+    void *ctx;
+    int dev;
+} gs_current_t;
+GS_HIDDEN void gs_current_save(gs_current_t *s);
+GS_HIDDEN void gs_current_restore(const gs_current_t *s);
+
 #endif

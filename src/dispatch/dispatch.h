@@ -62,6 +62,8 @@ GS_HIDDEN void gs_warm_later(int family);
  * caller must bring the GPU up itself); else an error, with c->why saying why. */
 GS_HIDDEN int gs_warm_want(gs_call_t *c, int family);
 GS_HIDDEN void gs_gpu_release(void);
+/* True on a thread between gs_gpu_acquire and gs_gpu_release: its CUDA allocations are the shim's own. */
+GS_HIDDEN extern _Thread_local bool gs_gpu_mine;
 /* Called with the lock held after a failed GPU call: decides whether the GPU stays usable. */
 GS_HIDDEN void gs_gpu_failed(gs_call_t *c, int err);
 

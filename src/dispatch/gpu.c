@@ -5,6 +5,8 @@
 
 #include "dispatch/dispatch.h"
 
+_Thread_local bool gs_gpu_mine;
+
 int gs_gpu_acquire(gs_call_t *c)
 {
     int family = gs_ops[gs_routines[c->routine].op].family;
@@ -23,11 +25,13 @@ int gs_gpu_acquire(gs_call_t *c)
         return GS_ENODEV;
     }
     c->dev = 0; /* one device today: the CUDA state's first slot */
+    gs_gpu_mine = true;
     return GS_OK;
 }
 
 void gs_gpu_release(void)
 {
+    gs_gpu_mine = false;
     pthread_mutex_unlock(&gs.gpu_lock);
 }
 

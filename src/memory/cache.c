@@ -316,7 +316,7 @@ static char *gs_cache_alloc(int dev, size_t bytes, size_t *got)
     if (over && gs_cache_trim(dev, over) < over)
         return NULL;
     char *mem;
-    while (gs_cuda.cudaMalloc((void **)&mem, bytes) != cudaSuccess) {
+    while (GS_CALLED(cudaMalloc, ((void **)&mem, bytes)) != cudaSuccess) {
         gs_cuda.cudaGetLastError(); /* not left pending for the libraries' launches (cuda_call.c) */
         if (gs_cache_trim(dev, bytes) == 0)
             return NULL;
@@ -338,7 +338,7 @@ static void gs_cache_limit(int dev)
         return;
     if (gs.opt.cache_max >= 0)
         d->max = gs.opt.cache_max > 1e18 ? SIZE_MAX : (size_t)gs.opt.cache_max;
-    else if (gs_cuda.cudaMemGetInfo(&free, &total) == cudaSuccess)
+    else if (GS_CALLED(cudaMemGetInfo, (&free, &total)) == cudaSuccess)
         d->max = total / 2;
     if (!d->max)
         d->max = 1; /* 0 means unresolved: GPUSHIM_CACHE_MAX=0 caches nothing */

@@ -1,8 +1,8 @@
 /* The residency cache: device copies of operands (the outputs of GPU calls, and inputs from their second use)
- * kept after the call, so that a later call using the same host matrix, unchanged, skips the copy.  An entry is keyed by the host
- * region exactly (address, width, leading dimension, columns); its device copy is compact (leading dimension =
- * rows).  After a call the pages behind each cached operand are write-protected (wp.h), and an entry is used
- * again only if none of its pages has been written, unmapped, remapped or shared since.  Bounded by
+ * kept after the call, so that a later call using the same host matrix, unchanged, skips the copy.  An entry is
+ * keyed by the host region exactly (address, width, leading dimension, columns); its device copy is compact
+ * (leading dimension = rows).  After a call the pages behind each cached operand are write-protected (wp.h), and
+ * an entry is used again only if none of its pages has been written, unmapped, remapped or shared since.  Bounded by
  * GPUSHIM_CACHE_MAX bytes of device memory, least recently used first out, and trimmed when a device
  * allocation fails.  src/COHERENCE.md explains the design.  An entry is on one device, the dev argument (the
  * call's device slot, c->dev); the bound and the trimming are per device.

@@ -300,7 +300,7 @@ void gs_hostreg_use(const void *p, size_t bytes)
     for (int i = 0; i < n; i++)
         gs_reg_unregister(drop[i]);
     gs_reg_inside = 1;
-    int st = gs_cuda.cudaHostRegister((void *)p, bytes, cudaHostRegisterDefault);
+    int st = GS_CALLED(cudaHostRegister, ((void *)p, bytes, cudaHostRegisterDefault));
     if (st)
         gs_cuda.cudaGetLastError(); /* a refusal is not left pending for the libraries' launches (cuda_call.c) */
     gs_reg_inside = 0;

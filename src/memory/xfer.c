@@ -137,7 +137,7 @@ static int gs_xfer_run(gs_call_t *c, const gs_task_t *t)
     gs_xfer_copy_cols(b->p, t->width, t->host, t->ld, t->width, t->cols);
     GS_CUDA(c, cudaMemcpy2DAsync, (t->dev, t->dpitch, b->p, t->width, t->width, t->cols, cudaMemcpyHostToDevice,
                                    gs_dev(c)->up));
-    int st = gs_cuda.cudaEventRecord(b->ev, gs_dev(c)->up);
+    int st = GS_CALLED(cudaEventRecord, (b->ev, gs_dev(c)->up));
     if (st != 0) {
         /* Without its event the copy queued could still be reading the buffer when it is filled again. */
         gs_cuda.cudaStreamSynchronize(gs_dev(c)->up);
@@ -200,7 +200,7 @@ static void *gs_xfer_waiter(void *arg)
         bool skip = t.job->err != GS_OK;
         pthread_mutex_unlock(&x->lock);
         gs_call_t c = {.why = ""};
-        int st = skip ? 0 : gs_cuda.cudaEventSynchronize(t.buf->ev);
+        int st = skip ? 0 : GS_CALLED(cudaEventSynchronize, (t.buf->ev));
         int rc = st ? gs_cuda_error(&c, "cudaEventSynchronize", st, __FILE__, __LINE__) : GS_OK;
         pthread_mutex_lock(&x->lock);
         if (rc != GS_OK || skip) {
@@ -236,7 +236,7 @@ void gs_xfer_start(int dev)
         return;
     }
     char *mem;
-    int st = gs_cuda.cudaHostAlloc((void **)&mem, chunk * (size_t)nbuf, cudaHostAllocPortable);
+    int st = GS_CALLED(cudaHostAlloc, ((void **)&mem, chunk * (size_t)nbuf, cudaHostAllocPortable));
     char why[240];
     if (st != 0) {
         gs_cuda.cudaGetLastError(); /* not left pending for the libraries' launches (backend/cuda_call.c) */
@@ -247,7 +247,7 @@ void gs_xfer_start(int dev)
     }
     for (int i = 0; i < nbuf; i++) {
         x->buf[i].p = mem + (size_t)i * chunk;
-        if ((st = gs_cuda.cudaEventCreateWithFlags(&x->buf[i].ev, cudaEventDisableTiming)) != 0) {
+        if ((st = GS_CALLED(cudaEventCreateWithFlags, (&x->buf[i].ev, cudaEventDisableTiming))) != 0) {
             gs_cuda.cudaFreeHost(mem); /* the events made so far are small and stay */
             snprintf(why, sizeof why, "cannot create CUDA events for staging (cudaEventCreateWithFlags: %s)",
                      gs_cuda.cudaGetErrorString(st));
@@ -409,12 +409,13 @@ int gs_xfer_get(gs_call_t *c, gs_xjob_t *j, const gs_hreg_t *h, const char *dev,
         gs_stage_t *b = gs_xfer_acquire(x);
         const char *src = dev + r0 + c0 * dpitch;
         /* The buffer's last upload may still be reading it. */
-        int st = gs_cuda.cudaStreamWaitEvent(down, b->ev, 0);
+        int st = GS_CALLED(cudaStreamWaitEvent, (down, b->ev, 0));
         const char *name = "cudaStreamWaitEvent";
-        if (st == 0 && (st = gs_cuda.cudaMemcpy2DAsync(b->p, w, src, dpitch, w, n, cudaMemcpyDeviceToHost, down)) != 0)
+        if (st == 0 &&
+            (st = GS_CALLED(cudaMemcpy2DAsync, (b->p, w, src, dpitch, w, n, cudaMemcpyDeviceToHost, down))) != 0)
             name = "cudaMemcpy2DAsync";
         bool queued = st == 0;
-        if (queued && (st = gs_cuda.cudaEventRecord(b->ev, down)) != 0)
+        if (queued && (st = GS_CALLED(cudaEventRecord, (b->ev, down))) != 0)
             name = "cudaEventRecord";
         if (st != 0) {
             /* A copy queued without its event could land in the buffer after its next use has filled it. */
@@ -447,7 +448,7 @@ int gs_xfer_finish(gs_call_t *c, gs_xjob_t *j)
         gs_call_why(c, "%s", j->why);
     /* Direct downloads must have landed, or failed, before the call returns, on error paths too: the CPU
      * may be about to write the same memory. */
-    int st = j->direct ? gs_cuda.cudaStreamSynchronize(gs_dev(c)->down) : 0;
+    int st = j->direct ? GS_CALLED(cudaStreamSynchronize, (gs_dev(c)->down)) : 0;
     if (st != 0 && j->err == GS_OK)
         return gs_cuda_error(c, "cudaStreamSynchronize", st, __FILE__, __LINE__);
     return j->err;

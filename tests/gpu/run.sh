@@ -5,11 +5,12 @@
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
 # usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack shared ranks wheel suites log notices fft
-#   pyfftw loading cache; default all; PYFFTW_WHEEL for pyfftw)
+#   pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-GROUPS_RUN=" ${*:-blas tiles reuse python lapack shared ranks wheel suites log notices fft pyfftw loading cache} "
+ALL="blas tiles reuse python lapack shared ranks wheel suites log notices fft pyfftw loading cache faults share"
+GROUPS_RUN=" ${*:-$ALL} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
@@ -133,6 +134,51 @@ print("".join(str(r["cache_hits"]) for r in map(json.loads, open(sys.argv[1])) i
     else
         bad "cache, numpy ($h hits)"
     fi
+fi
+
+# 4b. GPUSHIM_FAULT on the real CUDA libraries (tests/t_faults.sh sweeps the stand-in): the calls of each kind
+# of two programs counted, then the first, the middle and the last of each kind failed; every run must exit 0
+# with the results of the run without the shim and say why in its log.  FAULT_ALL=1 fails every call in turn.
+if want faults; then
+    swept=0 fbad=0
+    for prog in little fft; do
+        case $prog in
+        little) run="$T/little $OUT/fault.bin" ref=$OUT/little.ref && $T/little $ref >$OUT/little.ref.out ;;
+        fft) run="$T/fft_steps 3 1 14" && $run >$OUT/fft.ref.out ;;
+        esac
+        GPUSHIM_FAULT=count shim $run >$OUT/fault.out 2>$OUT/fault_count_$prog.err
+        for kc in $(sed -n 's/^gpushim: GPUSHIM_FAULT: calls by kind: //p' $OUT/fault_count_$prog.err | tr -d ' ' |
+            tr , ' '); do
+            kind=${kc%%[0-9]*} calls=${kc#$kind}
+            [ "$calls" -gt 0 ] || continue
+            echo "$prog: $kind $calls calls"
+            ns="1 $(((calls + 1) / 2)) $calls"
+            [ "${FAULT_ALL:-0}" = 1 ] && ns=$(seq 1 $calls)
+            for n in $(echo $ns | tr ' ' '\n' | sort -un); do
+                swept=$((swept + 1))
+                GPUSHIM_FAULT=$kind:$n GPUSHIM_LOG=$OUT/fault.log shim $run >$OUT/fault.out 2>$OUT/fault.err
+                rc=$?
+                same=1
+                cmp -s $OUT/$prog.ref.out $OUT/fault.out || same=0
+                [ $prog = little ] && { $T/blas_cmp $ref $OUT/fault.bin >/dev/null 2>&1 || same=0; }
+                if [ $rc != 0 ] || [ $same = 0 ] || ! grep -q 'gpu error\|"message"' $OUT/fault.log; then
+                    fbad=$((fbad + 1))
+                    echo "fault $prog $kind:$n: exit $rc, results $([ $same = 1 ] && echo equal || echo differ)"
+                    cp $OUT/fault.log $OUT/fault_bad_${prog}_$kind$n.log
+                fi
+            done
+        done
+    done
+    [ $swept -gt 0 ] && [ $fbad = 0 ] && ok "GPUSHIM_FAULT: $swept injection points, each run finished with the CPU's results" ||
+        bad "GPUSHIM_FAULT: $fbad of $swept injection points went wrong"
+fi
+
+# 4c. Sharing the device with frameworks in the same process and with another process (tests/gpu/share.py).
+if want share; then
+    LD_PRELOAD=$LIB GPUSHIM_LOG=$OUT/share.%p.log $PY tests/gpu/share.py $OUT/share >$OUT/share.out 2>&1
+    rc=$?
+    cat $OUT/share.out
+    [ $rc = 0 ] && ok "sharing the GPU (share.out)" || bad "sharing the GPU (share.out)"
 fi
 
 # 5. LAPACK through cuSOLVER: Debian's LAPACK test programs (packed by tests/gpu/pack.sh; tests/t_lapack.sh

@@ -5,8 +5,9 @@
  *
  *   blas_all FILE             run the cases; print "gpu_eligible=N", the calls that have work for a GPU;
  *                             with BLAS_ALL_LARGE=1 also sizes in the hundreds (too slow for the stand-in)
- *   blas_all --invalid FILE   calls with invalid arguments: the BLAS library's xerbla must report each one
- *                             exactly as it does without the shim, and the outputs must stay untouched */
+ *   blas_all --invalid FILE   calls with invalid arguments, BLAS and LAPACK: the library's xerbla must report
+ *                             each one exactly as it does without the shim, LAPACK's INFO be the same, and the
+ *                             outputs stay untouched */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,7 +366,37 @@ static void run_all(void)
         }
 }
 
-/* Each call below has one invalid argument, which the library's xerbla must report. */
+/* LAPACK, in the same spelling (the same library provides it). */
+void F77(dgetrf)(const I *, const I *, double *, const I *, I *, I *);
+void F77(dpotrf)(const char *, const I *, double *, const I *, I *, size_t);
+void F77(dgesv)(const I *, const I *, double *, const I *, I *, double *, const I *, I *);
+void F77(dgeqrf)(const I *, const I *, double *, const I *, double *, double *, const I *, I *);
+void F77(zheevd)(const char *, const char *, const I *, void *, const I *, double *, void *, const I *, double *,
+                 const I *, I *, const I *, I *, size_t, size_t);
+
+/* LAPACK calls with one invalid argument each, which the library's xerbla reports and INFO says; INFO is
+ * printed.  Matrices of n columns. */
+static void run_invalid_lapack(I m, I n)
+{
+    I neg = -1, one = 1, lw = 64, info = 0, ipiv[8];
+    double tau[8], work[128], w[8], rwork[64];
+    mat_t A = mat(D, FORT, 8, 8, 0, 1, 8), B = mat(D, FORT, 8, 8, 0, 1, 0), Zm = mat(Z, FORT, 8, 8, 0, 1, 8);
+    F77(dgetrf)(&neg, &n, A.a, &A.ld, ipiv, &info); /* m < 0 */
+    printf("dgetrf info %d\n", (int)info);
+    F77(dpotrf)("X", &n, A.a, &A.ld, &info, 1); /* uplo */
+    printf("dpotrf info %d\n", (int)info);
+    F77(dgesv)(&n, &one, A.a, &one, ipiv, B.a, &B.ld, &info); /* lda < n */
+    printf("dgesv info %d\n", (int)info);
+    F77(dgeqrf)(&m, &n, A.a, &A.ld, tau, work, &one, &info); /* lwork < n */
+    printf("dgeqrf info %d\n", (int)info);
+    F77(zheevd)("Q", "U", &n, Zm.a, &Zm.ld, w, work, &lw, rwork, &lw, ipiv, &one, &info, 1, 1); /* jobz */
+    printf("zheevd info %d\n", (int)info);
+    emit("invalid lapack A", D, A);
+    emit("invalid lapack B", D, B);
+}
+
+/* Each call below has one invalid argument, which the library's xerbla must report (7 BLAS, then negative
+ * sizes, then 5 LAPACK: 14 in all); and two valid calls with NULL where the reference reads nothing. */
 static void run_invalid(void)
 {
     I m = 4, n = 3, k = 2, bad = 1;
@@ -378,6 +409,14 @@ static void run_invalid(void)
     F77(ssyr2k)("Q", "N", &n, &k, al.f, A.a, &A.ld, B.a, &B.ld, be.f, Cm.a, &Cm.ld, 1, 1);   /* uplo */
     CB(csymm)(COL, 999, UPPER, m, n, al.f, A.a, A.ld, B.a, B.ld, be.f, Cm.a, Cm.ld);         /* side */
     CB(dtrmm)(ROW, LEFT, UPPER, NOTRANS, NONUNIT, m, n, 1.0, A.a, 1, B.a, B.ld);            /* lda < m */
+    I neg = -1, zero = 0;
+    F77(dgemm)("N", "N", &neg, &n, &k, al.d, A.a, &A.ld, B.a, &B.ld, be.d, Cm.a, &Cm.ld, 1, 1);  /* m < 0 */
+    CB(dsyrk)(COL, UPPER, NOTRANS, -2, k, 1.0, A.a, A.ld, 0.0, Cm.a, Cm.ld);                  /* n < 0 */
+    /* Valid: nothing to compute, or k = 0 (C = beta C, A and B unread). */
+    F77(dgemm)("N", "N", &zero, &zero, &zero, al.d, NULL, &bad, NULL, &bad, be.d, NULL, &bad, 1, 1);
+    F77(dgemm)("N", "N", &m, &n, &zero, al.d, NULL, &A.ld, NULL, &B.ld, be.d, B.a, &B.ld, 1, 1);
+    fflush(stdout);
+    run_invalid_lapack(m, n);
     fflush(stdout);
     emit("invalid C", Z, Cm);
     emit("invalid B", D, B);

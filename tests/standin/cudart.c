@@ -4,6 +4,7 @@
  * CUDA allows, so that a missing event wait or an early reuse of a pinned buffer gives wrong data. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -506,7 +507,23 @@ int standin_enqueue(cudaStream_t s, void (*run)(void *arg), const void *arg, siz
 
 /* ---- report ------------------------------------------------------------------------------------------- */
 
-/* Read without the lock: at exit no other thread should be calling in, and a torn count is harmless. */
+/* Entries of the folder /proc/self/NAME, less skip (the process's file descriptors or its threads). */
+static long proc_entries(const char *name, long skip)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/%s", name);
+    DIR *d = opendir(path);
+    long n = -skip;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Read without the lock: at exit no other thread should be calling in, and a torn count is harmless.  fds and
+ * threads are the process's open file descriptors (less the report's and the count's own) and threads at exit,
+ * for leak checks. */
 __attribute__((destructor)) static void report(void)
 {
     const char *path = getenv("GS_STANDIN_REPORT");
@@ -521,16 +538,17 @@ __attribute__((destructor)) static void report(void)
     for (int i = 0; i < MAX_PINNED; i++)
         if (S.pinned[i].p)
             *(S.pinned[i].registered ? &registered_live : &pinned_live) += 1;
+    long fds = proc_entries("fd", 2), threads = proc_entries("task", 0);
     /* Keys keep their order; new ones go before violations, which stays last (tests/lib.sh reads any key). */
     fprintf(f,
             "pid=%d h2d_bytes=%lu d2h_bytes=%lu h2d_copies=%lu d2h_copies=%lu allocs=%lu frees=%lu live=%lu "
             "blas_calls=%lu pinned_max=%lu pinned_allocs=%lu pinned_live=%lu registers=%lu registered_live=%lu "
             "pageable_copies=%lu async_copies=%lu events=%lu ops_run=%lu pending_max=%lu unfinished=%lu "
-            "discarded=%lu seed=%lu fft_plans=%lu fft_execs=%lu fft_live=%ld violations=%lu\n",
+            "discarded=%lu seed=%lu fft_plans=%lu fft_execs=%lu fft_live=%ld fds=%ld threads=%ld violations=%lu\n",
             (int)getpid(), S.h2d_bytes, S.d2h_bytes, S.h2d_copies, S.d2h_copies, S.allocs_n, S.frees_n, live,
             S.blas_calls, S.pinned_max, S.pinned_allocs, pinned_live, S.registers, registered_live,
             S.pageable_copies, S.async_copies, S.events_n, S.ops_run, S.pending_max, S.pending, S.discarded,
-            S.seed, S.fft_plans, S.fft_execs, S.fft_live, S.violations);
+            S.seed, S.fft_plans, S.fft_execs, S.fft_live, fds, threads, S.violations);
     fclose(f);
 }
 
@@ -612,7 +630,7 @@ static cudaError_t devices(int *count)
     return *count ? cudaSuccess : cudaErrorNoDevice;
 }
 
-static int current_device;
+static _Thread_local int current_device; /* per thread, as the runtime's */
 
 /* The device's PCI address: a physical device's, that of the CUDA_VISIBLE_DEVICES entry the ordinal names (its
  * number, where the entry is one), so that ranks bound to different entries see different GPUs. */
@@ -699,6 +717,8 @@ cudaError_t cudaMalloc(void **p, size_t size)
                 break;
             }
     }
+    if (rc != cudaSuccess) /* the runtime keeps it as the last error, as it does an injected one */
+        S.last_error = 1;
     unlock();
     return rc;
 }

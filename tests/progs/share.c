@@ -1,0 +1,60 @@
+/* A program that uses the GPU itself beside the shim, as PyTorch or CuPy would (tests/t_share.sh): linked
+ * to the CUDA runtime (the stand-in's, in CI), it makes device 1 current, lets the shim run and cache a few
+ * DGEMMs, then allocates 95% of the device for itself.  That must succeed: the shim gives its cached memory
+ * back.  Its own last error must be clean after it, its current device still 1.  Holding that memory, it calls
+ * DGEMM again (the shim has no room: the CPU runs it), frees it and calls once more.  Each product goes to the
+ * result file, for blas_cmp against a run without the shim; what it saw goes to stdout.
+ * usage: share RESULT-FILE [N] */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "results.h"
+
+static int n = 1024;
+static double *a, *b, *c;
+
+static void product(FILE *f, const char *label)
+{
+    double one = 1, zero = 0;
+    dgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n, 1, 1);
+    result_write(f, label, 1, c, (int64_t)n * n);
+}
+
+int main(int argc, char **argv)
+{
+    FILE *f = argc > 1 ? fopen(argv[1], "wb") : NULL;
+    if (argc > 2)
+        n = atoi(argv[2]);
+    if (!f || n < 1)
+        return fprintf(stderr, "usage: share RESULT-FILE [N]\n"), 2;
+    size_t nn = (size_t)n * n;
+    a = malloc(sizeof *a * nn), b = malloc(sizeof *b * nn), c = malloc(sizeof *c * nn);
+    fill(a, nn, 1);
+    fill(b, nn, 2);
+    if (cudaSetDevice(1) != cudaSuccess)
+        return fprintf(stderr, "share: cudaSetDevice(1) failed\n"), 1;
+    for (int i = 0; i < 3; i++)
+        product(f, "before");
+
+    size_t free_b = 0, total = 0;
+    cudaMemGetInfo(&free_b, &total);
+    printf("free before %zu of %zu\n", free_b, total);
+    void *mine = NULL;
+    size_t want = total / 20 * 19;
+    cudaError_t st = cudaMalloc(&mine, want);
+    cudaError_t last = cudaGetLastError();
+    int dev = -1;
+    cudaGetDevice(&dev);
+    printf("malloc 95%% %s\nlast error %s\ndevice %d\n", st == cudaSuccess ? "ok" : "failed",
+           last == cudaSuccess ? "clean" : "set", dev);
+    fflush(stdout);
+
+    product(f, "holding");
+    if (mine)
+        cudaFree(mine);
+    product(f, "after");
+    free(a), free(b), free(c);
+    return fclose(f) != 0;
+}
