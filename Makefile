@@ -181,7 +181,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
 	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other $(B)/tests/fft_twin \
-	$(B)/tests/little $(B)/tests/share
+	$(B)/tests/little $(B)/tests/share $(B)/tests/fakecuda/libcuda.so.1
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
@@ -280,7 +280,12 @@ $(B)/tests/libotherfree.so: tests/progs/otherfree.c | $(B)/tests
 # A program with GPU work of its own (tests/t_share.sh), linked to the CUDA runtime by soname: LD_LIBRARY_PATH
 # picks the stand-in's or the real one.
 $(B)/tests/share: tests/progs/share.c $(B)/standin/libcudart.so.13 | $(B)/tests
-	$(CC) $(TEST_CFLAGS) -I$(CUDA_HOME)/include $< -o $@ -L$(B)/standin -l:libcudart.so.13 -lopenblas
+	$(CC) $(TEST_CFLAGS) -I$(CUDA_HOME)/include $< -o $@ -L$(B)/standin -l:libcudart.so.13 -lopenblas -ldl
+
+# A driver library with just the entry points a static CUDA runtime takes from it (tests/t_share.sh).
+$(B)/tests/fakecuda/libcuda.so.1: tests/progs/fakecuda.c | $(B)/tests
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(CUDA_HOME)/include -fPIC -shared -Wl,-soname,libcuda.so.1 $< -o $@ -ldl
 
 $(B)/tests/little: tests/progs/little.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas

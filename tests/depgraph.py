@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""The library's module graph, from its object files, checked against its layers.  Each object's undefined
-symbols are resolved to the object that defines them (nm), an edge from the user to the definer; a module is
-named by its object's path under the root without .o ("core/life", "families/blas/blas"), and its layer is
-the first folder of that path.  The memory functions gpushim interposes (GS_MEMORY_HOOKS, read from
-src/core/gs_table.h) count as the C library's: a call to free() is no edge to memory/hostreg.  Prints the
-edges, every layer violation (an edge from a lower layer to a higher one) and every cycle (a strongly
-connected set of two or more modules, with one cycle through it as an example); exits 1 when there is any,
-or when an object is missing, lies outside the root or in a folder that is no layer.
+"""The library's module graph, from its object files, checked against its layers. Each object's undefined symbols
+are resolved to the object that defines them (nm), an edge from the user to the definer; a module is named by
+its object's path under the root without .o ("core/life", "families/blas/blas"), and its layer is the first
+folder of that path. The C library's and CUDA's functions gpushim interposes (GS_MEMORY_HOOKS and
+GS_CUDA_ALLOC_HOOKS, read from src/core/gs_table.h) count as the C library's: a call to free() is no edge to
+memory/hostreg, nor one to dlsym to dispatch/yield. Prints the edges, every layer violation (an edge from a
+lower layer to a higher one) and every cycle (a strongly connected set of two or more modules, with one cycle
+through it as an example); exits 1 when there is any, or when an object is missing, lies outside the root or
+in a folder that is no layer.
 usage: tests/depgraph.py [--root DIR] [--hooks HEADER] OBJECT.o...
   --root DIR       where the objects' paths start (default build/obj; make depgraph runs it on build/obj)
-  --hooks HEADER   the header that defines GS_MEMORY_HOOKS (default src/core/gs_table.h)"""
+  --hooks HEADER   the header that defines those lists (default src/core/gs_table.h)"""
 import os
 import re
 import subprocess
@@ -28,16 +29,17 @@ RANKS = {
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def memory_hooks(header):
-    """The names GS_MEMORY_HOOKS(X) lists in header: X(free) X(realloc) ..."""
+def interposed(header):
+    """The names GS_MEMORY_HOOKS(X) and GS_CUDA_ALLOC_HOOKS(X) list in header: X(free) X(realloc) ..."""
     text = open(header).read()
-    m = re.search(r"#define\s+GS_MEMORY_HOOKS\(X\)((?:[^\n]*\\\n)*[^\n]*)", text)
-    if not m:
-        raise SystemExit(f"depgraph: no GS_MEMORY_HOOKS(X) in {header}")
-    names = re.findall(r"\bX\((\w+)\)", m.group(1))
-    if not names:
-        raise SystemExit(f"depgraph: GS_MEMORY_HOOKS in {header} lists no name")
-    return set(names)
+    names = set()
+    for macro in ("GS_MEMORY_HOOKS", "GS_CUDA_ALLOC_HOOKS"):
+        m = re.search(r"#define\s+" + macro + r"\(X\)((?:[^\n]*\\\n)*[^\n]*)", text)
+        found = re.findall(r"\bX\((\w+)\)", m.group(1)) if m else []
+        if not found:
+            raise SystemExit(f"depgraph: no {macro}(X) with names in {header}")
+        names.update(found)
+    return names
 
 
 def symbols(obj):
@@ -186,7 +188,7 @@ def main(argv):
             bad += 1
     if bad:
         return 1
-    g = graph(objs, names, memory_hooks(hooks))
+    g = graph(objs, names, interposed(hooks))
     for v in sorted(g):
         for w in sorted(g[v]):
             print(f"{v} -> {w}: {some(g[v][w])}")

@@ -1,16 +1,20 @@
 # Sharing the device with the program's own GPU work (src/dispatch/yield.c): tests/progs/share.c, linked to the
 # stand-in's runtime as a framework is to CUDA's, makes device 1 current, lets the shim cache its operands, and
 # then asks for 95% of the device; the shim gives back what it holds, the program's current device and last
-# error stay its own, and the calls made while the program holds the memory run on the CPU.
+# error stay its own, and the calls made while the program holds the memory run on the CPU.  Then the same with
+# the allocation made as a statically linked runtime makes it (CuPy's, XLA's): cuMemAlloc from the driver's
+# cuGetProcAddress, found by dlsym in libcuda.so.1 (build/tests/fakecuda's).
 . "$(dirname "$0")/lib.sh"
 P=$T/share
-export LD_LIBRARY_PATH=$SI GS_STANDIN_MEM=$((64 << 20)) GS_STANDIN_DEVICES=2
+export LD_LIBRARY_PATH=$SI:$T/fakecuda GS_STANDIN_MEM=$((64 << 20)) GS_STANDIN_DEVICES=2
 $P $W/ref.bin 700 >$W/ref.txt
 check "without the shim: the program's 95% allocation succeeds" grep -qx "malloc 95% ok" $W/ref.txt
 
-for mode in always auto; do
+for mode in always auto driver; do
     standin_reset
-    shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/$mode.log $P $W/$mode.bin 700 >$W/$mode.txt 2>$W/$mode.err
+    offload=$mode how=
+    [ $mode = driver ] && offload=always how=driver
+    shim GPUSHIM_OFFLOAD=$offload GPUSHIM_LOG=$W/$mode.log $P $W/$mode.bin 700 $how >$W/$mode.txt 2>$W/$mode.err
     check "$mode: results equal to the CPU library's" $T/blas_cmp $W/ref.bin $W/$mode.bin
     check "$mode: no bad pointer, nothing left queued" test "$(standin violations)/$(standin unfinished)" = 0/0
     check "$mode: the program's current device is still the one it set" grep -qx "device 1" $W/$mode.txt
@@ -19,14 +23,16 @@ done
 
 # Under always, the first three products run on the GPU and their operands stay cached: the free memory the
 # program sees is then less than it asks for, so its allocation succeeds only because the shim gave way.
-free=$(sed -n 's/^free before \([0-9]*\) of \([0-9]*\)$/\1/p' $W/always.txt)
-total=$(sed -n 's/^free before \([0-9]*\) of \([0-9]*\)$/\2/p' $W/always.txt)
-check "always: the shim held device memory before the allocation ($free of $total free)" \
-    test "${free:-0}" -lt $((${total:-0} / 20 * 19))
-check "always: the program's 95% allocation succeeds" grep -qx "malloc 95% ok" $W/always.txt
+for mode in always driver; do
+    free=$(sed -n 's/^free before \([0-9]*\) of \([0-9]*\)$/\1/p' $W/$mode.txt)
+    total=$(sed -n 's/^free before \([0-9]*\) of \([0-9]*\)$/\2/p' $W/$mode.txt)
+    check "$mode: the shim held device memory before the allocation ($free of $total free)" \
+        test "${free:-0}" -lt $((${total:-0} / 20 * 19))
+    check "$mode: the program's 95% allocation succeeds" grep -qx "malloc 95% ok" $W/$mode.txt
+    check "$mode: one yield event in the log, with the bytes given back" \
+        test "$(grep -c '"event":"yield".*"bytes":"[1-9][0-9]*"' $W/$mode.log)" = 1
+    check "$mode: the product made while the program holds the memory ran on the CPU, the others on the GPU" \
+        test "$(count $W/$mode.log -- where=cpu)/$(count $W/$mode.log -- where=gpu)" = 1/4
+done
 check "always: the program's last error is clean after it" grep -qx "last error clean" $W/always.txt
-check "always: one yield event in the log, with the bytes given back" \
-    test "$(grep -c '"event":"yield".*"bytes":"[1-9][0-9]*"' $W/always.log)" = 1
-check "always: the product made while the program holds the memory ran on the CPU, the others on the GPU" \
-    test "$(count $W/always.log -- where=cpu)/$(count $W/always.log -- where=gpu)" = 1/4
 finish

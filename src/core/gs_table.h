@@ -60,9 +60,12 @@
  * (dispatch/warmup.c). */
 #define GS_EXIT_HOOKS(X) X(__cxa_atexit) X(__register_atfork)
 
-/* The CUDA allocation functions a framework in the same process calls, which gpushim interposes to give back
- * its cached device memory when they run short (dispatch/yield.c). */
-#define GS_CUDA_ALLOC_HOOKS(X) X(cudaMalloc) X(cudaMallocAsync) X(cuMemAlloc_v2) X(cuMemCreate)
+/* The CUDA allocation functions a framework in the same process reaches, which gpushim interposes to give back
+ * its cached device memory when they run short, and the lookups through which it reaches them: the driver's
+ * cuGetProcAddress and dlsym, on x86-64 (dispatch/yield.c). */
+#define GS_CUDA_ALLOC_HOOKS(X) \
+    X(cudaMalloc) X(cudaMallocAsync) X(cuMemAlloc_v2) X(cuMemAllocAsync) X(cuMemCreate) X(cuGetProcAddress) \
+    X(cuGetProcAddress_v2) X(dlsym)
 
 /* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
 #define GS_MEMORY_HOOKS(X) \

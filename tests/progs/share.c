@@ -3,11 +3,16 @@
  * DGEMMs, then allocates 95% of the device for itself.  That must succeed: the shim gives its cached memory
  * back.  Its own last error must be clean after it, its current device still 1.  Holding that memory, it calls
  * DGEMM again (the shim has no room: the CPU runs it), frees it and calls once more.  Each product goes to the
- * result file, for blas_cmp against a run without the shim; what it saw goes to stdout.
- * usage: share RESULT-FILE [N] */
+ * result file, for blas_cmp against a run without the shim; what it saw goes to stdout.  With "driver", it
+ * allocates as a statically linked runtime does: cuMemAlloc from the driver's cuGetProcAddress, itself from
+ * dlsym of libcuda.so.1 (build/tests/fakecuda's, in the tests).
+ * usage: share RESULT-FILE [N [driver]] */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 #include "results.h"
@@ -22,11 +27,30 @@ static void product(FILE *f, const char *label)
     result_write(f, label, 1, c, (int64_t)n * n);
 }
 
+/* 95% of the device through the driver's entry points, as CuPy's and XLA's runtimes reach them. */
+static int driver_malloc(void **p, size_t bytes)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW);
+    CUresult (*gpa)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *) =
+        h ? (CUresult(*)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *))dlsym(
+                h, "cuGetProcAddress_v2")
+          : NULL;
+    CUresult (*alloc)(CUdeviceptr *, size_t) = NULL;
+    CUdriverProcAddressQueryResult found;
+    if (!gpa || gpa("cuMemAlloc", (void **)&alloc, 13000, 0, &found) != CUDA_SUCCESS || !alloc)
+        return fprintf(stderr, "share: no cuMemAlloc from libcuda.so.1's cuGetProcAddress\n"), -1;
+    CUdeviceptr d = 0;
+    CUresult st = alloc(&d, bytes);
+    *p = (void *)d;
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     FILE *f = argc > 1 ? fopen(argv[1], "wb") : NULL;
     if (argc > 2)
         n = atoi(argv[2]);
+    int driver = argc > 3 && strcmp(argv[3], "driver") == 0;
     if (!f || n < 1)
         return fprintf(stderr, "usage: share RESULT-FILE [N]\n"), 2;
     size_t nn = (size_t)n * n;
@@ -43,12 +67,12 @@ int main(int argc, char **argv)
     printf("free before %zu of %zu\n", free_b, total);
     void *mine = NULL;
     size_t want = total / 20 * 19;
-    cudaError_t st = cudaMalloc(&mine, want);
+    int st = driver ? driver_malloc(&mine, want) : (int)cudaMalloc(&mine, want);
     cudaError_t last = cudaGetLastError();
     int dev = -1;
     cudaGetDevice(&dev);
-    printf("malloc 95%% %s\nlast error %s\ndevice %d\n", st == cudaSuccess ? "ok" : "failed",
-           last == cudaSuccess ? "clean" : "set", dev);
+    printf("malloc 95%% %s\nlast error %s\ndevice %d\n", st == 0 ? "ok" : "failed",
+           driver ? "n/a" : last == cudaSuccess ? "clean" : "set", dev);
     fflush(stdout);
 
     product(f, "holding");
