@@ -317,6 +317,13 @@ $(B)/bench/copy: bench/copy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -l:libopenblas.so.0 -lpthread
 
+# The soak test's program (bench/soak.sh on the GPU, tests/t_soak.sh on the stand-in, hence in tests): OpenBLAS
+# and FFTW by soname, which it also opens again with dlmopen as its reference.
+$(B)/bench/soak: bench/soak.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -l:libopenblas.so.0 -l:libfftw3.so.3 -l:libfftw3f.so.3 -ldl -lm
+tests: $(B)/bench/soak
+
 # Unit tests link the library's objects directly: its internal functions are hidden in the .so.
 $(B)/tests/unit: $(wildcard tests/unit/*.c) $(LIB_OBJS) | $(B)/tests
 	$(CC) $(CPPFLAGS_LIB) $(TEST_CFLAGS) $(wildcard tests/unit/*.c) $(LIB_OBJS) -o $@ \
@@ -345,7 +352,7 @@ check-faults: deps
 
 # Everything the GPU machine needs, built here: the device tool carries build/libgpushim.so, build/tests,
 # build/olddriver and build/gpu (the CPU libraries the test programs link, packed).
-gpu-pack: tests $(B)/bench/copy
+gpu-pack: tests $(B)/bench/copy $(B)/bench/soak
 	tests/gpu/pack.sh
 
 demo: deps-demo

@@ -5,7 +5,7 @@
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
 # usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack shared ranks wheel suites log notices fft
-#   pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw)
+#   pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak, only when named)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
@@ -454,6 +454,25 @@ if want pyfftw; then
         ok "pyfftw: $(grep ': all agree$' $OUT/pyfftw.out); $on of $n executes on the GPU"
     else
         bad "pyfftw: exit $rc, $on of ${n:-?} executes on the GPU (pyfftw.out)"
+    fi
+fi
+
+# 9. The soak test (issue 24, item 6; tests/t_soak.sh has the stand-in's checks): bench/soak.sh's random calls
+# of BLAS, LAPACK and FFTW, on buffers changed in place, freed and reallocated, each compared with the CPU
+# library's own result, under the built-in policy (SOAK_OFFLOAD=always forces them) for SOAK_SECONDS (default
+# 540: a device command runs 600 s at most) in SOAK_PIECES pieces (default 1) from SOAK_SEED (default the
+# time); the table in $OUT/soak/soak.md, the logs beside it.  Not in the default groups: it takes the command's
+# whole time.
+if want soak; then
+    SOAK_SEED=${SOAK_SEED:-$(date +%s)} OUT=$OUT/soak PYTHON=$PY sh bench/soak.sh "${SOAK_SECONDS:-540}" \
+        "${SOAK_PIECES:-1}" >$OUT/soak.out 2>$OUT/soak.err
+    rc=$?
+    rows=$(grep '^| [0-9]' $OUT/soak.out | cut -d'|' -f3-11 | tr -s ' ' | paste -sd';' -)
+    if [ $rc = 0 ] && [ -n "$rows" ]; then
+        ok "soak: no mismatch, the log's counts equal the program's; seed, s, calls, on the GPU (calls, time),\
+ hits, mismatches, RSS and device MB at start / end:$rows"
+    else
+        bad "soak: exit status $rc:$rows (soak.out, soak.err, soak/)"
     fi
 fi
 

@@ -333,6 +333,10 @@ static const char *gs_lapack_check(gs_call_t *c, const void *args)
     const gs_lapack_t *p = args;
     if (!p->valid)
         return "invalid arguments";
+    /* A solve with no right-hand side: whether A is factored all the same is the CPU library's choice (OpenBLAS's
+     * gesv returns at once, the reference LAPACK's factors A; gels returns at once). */
+    if (p->nrhs == 0 && (p->op == GS_OP_gesv || p->op == GS_OP_posv || p->op == GS_OP_sysv || p->op == GS_OP_gels))
+        return "no right-hand side";
     /* What the drivers cannot do on the GPU is known from their arguments alone (NULL for the other routines). */
     const char *why = gs_lapack_driver_exact(p);
     if (why)
