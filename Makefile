@@ -34,8 +34,8 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
-	deps-demo clean help
+.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults coverage gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
+	deps-demo clean help tsan tsan-parts check-races
 all: lib
 
 help:
@@ -45,6 +45,8 @@ help:
 	@echo "make check-gpu      on a GPU machine: the same programs against the real CUDA libraries"
 	@echo "make check-badinput every GPUSHIM_ variable with six bad values (CI runs a sample)"
 	@echo "make check-faults   every CUDA, cuBLAS, cuSOLVER and cuFFT call of two runs failed in turn (CI: a sample)"
+	@echo "make check-races    16 threads x 10^4 calls, under TSan and helgrind too; forks, exits (CI: a sample)"
+	@echo "make coverage       make check's suite against a gcov build in build/cov (bench/results/coverage.md)"
 	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
@@ -114,7 +116,7 @@ $(MAP): src/core/exports.map.in src/core/routines.def src/core/gs_table.h | $(B)
 	$(CC) -E -P -Isrc -x c $< -o $@
 
 $(LIB): $(LIB_OBJS) $(MAP)
-	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=$(MAP) -Wl,-z,defs -Wl,-soname,libgpushim.so \
+	$(CC) -shared $(LDFLAGS) -o $@ $(LIB_OBJS) -Wl,--version-script=$(MAP) -Wl,-z,defs -Wl,-soname,libgpushim.so \
 		-ldl -lpthread -lm
 
 $(B) $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests:
@@ -179,6 +181,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/copies $(B)/tests/runs $(B)/tests/fork $(B)/tests/warmup \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
+	$(B)/tests/stress $(B)/tests/exit_blas $(B)/tests/libtsan_guard.so \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
 	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other $(B)/tests/fft_twin \
 	$(B)/tests/little $(B)/tests/share $(B)/tests/fakecuda/libcuda.so.1
@@ -296,6 +299,36 @@ $(B)/tests/runs: tests/progs/runs.c | $(B)/tests
 $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
 
+# Load and races (tests/t_races.sh): 16 threads calling BLAS, LAPACK and FFTW; BLAS at the program's exit and
+# after its own cudaDeviceReset, through the stand-in's runtime, which the program links (the one the shim loads).
+$(B)/tests/stress: tests/progs/stress.c tests/progs/common.h tests/progs/results.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lfftw3 -lm -lpthread
+
+$(B)/tests/libexit_linked.so: tests/progs/exit_lib.c tests/progs/exit_blas.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -DEXIT_LIB='"linked"' -DEXIT_SEED=7 -fPIC -shared $< -o $@ -lopenblas
+
+$(B)/tests/libexit_late.so: tests/progs/exit_lib.c tests/progs/exit_blas.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -DEXIT_LIB='"late"' -DEXIT_SEED=9 -fPIC -shared $< -o $@ -lopenblas
+
+$(B)/tests/exit_blas: tests/progs/exit_blas.c tests/progs/exit_blas.h $(B)/tests/libexit_linked.so \
+		$(B)/tests/libexit_late.so $(B)/standin/libcudart.so.13
+	$(CC) $(TEST_CFLAGS) $< -o $@ -L$(B)/tests -lexit_linked -Wl,-rpath,'$$ORIGIN' -L$(B)/standin \
+		-l:libcudart.so.13 -Wl,-rpath,$(abspath $(B)/standin) -lopenblas -ldl
+
+# Preloaded before the TSan build of the library (its source says why), so never instrumented itself.
+$(B)/tests/libtsan_guard.so: tests/progs/tsan_guard.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -fno-sanitize=all -fPIC -shared $< -o $@ -l:libtsan.so.2 -ldl -lpthread
+
+# ThreadSanitizer's build (tests/t_races.sh) under $(TSAN): the library, the stand-in and the programs that run
+# them, all instrumented (TSan starts from an instrumented program), with objects and .d files of their own.
+TSAN := $(B)/tsan
+TSAN_CFLAGS := -O1 -g -fsanitize=thread
+tsan:
+	$(MAKE) B=$(TSAN) CFLAGS="$(TSAN_CFLAGS)" LDFLAGS=-fsanitize=thread \
+		TEST_CFLAGS="$(TEST_CFLAGS) -fsanitize=thread" tsan-parts
+tsan-parts: $(LIB) $(STANDIN) $(B)/tests/stress $(B)/tests/exit_blas
+tests: tsan
+
 $(B)/tests/overhead: bench/overhead.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas -ldl
 
@@ -349,6 +382,24 @@ check-badinput: deps
 check-faults: deps
 	$(MAKE) tests
 	GS_SWEEP=full sh tests/t_faults.sh
+
+# tests/t_races.sh in full: 16 threads x 10^4 calls, under the stand-in, ThreadSanitizer and helgrind.
+check-races: deps
+	$(MAKE) tests
+	GS_SWEEP=full sh tests/t_races.sh
+
+# Coverage (issue 24): the library and the unit tests built with gcov's counters under $(COV), their own
+# objects and .d files (build/libgpushim.so is untouched), make check's suite run against that library
+# (GS_LIB), then the full fault sweep; tests/coverage.sh writes bench/results/coverage.md with gcovr, and keeps
+# the counts in $(COV), from which `tests/coverage.sh --report` writes it again.  At -O0 GCC warns of a
+# truncation that an snprintf into a fixed buffer means (gs_frame's site name): not an error here.
+COV := $(B)/cov
+COV_CFLAGS := -O0 -g --coverage -Wno-error=format-truncation
+coverage: deps
+	$(MAKE) tests
+	$(MAKE) B=$(COV) CFLAGS="$(COV_CFLAGS)" LDFLAGS=--coverage TEST_CFLAGS="$(TEST_CFLAGS) --coverage" \
+		lib $(COV)/tests/unit
+	tests/coverage.sh $(COV)
 
 # Everything the GPU machine needs, built here: the device tool carries build/libgpushim.so, build/tests,
 # build/olddriver and build/gpu (the CPU libraries the test programs link, packed).
@@ -421,4 +472,5 @@ uninstall:
 	for m in man/*.7; do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$(basename $$m); done
 
 clean:
-	rm -rf $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests $(LIB) $(MAP) $(ENTRIES) $(ENTRY_POINTS)
+	rm -rf $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests $(B)/cov $(TSAN) $(LIB) $(MAP) $(ENTRIES) \
+		$(ENTRY_POINTS)

@@ -1489,7 +1489,8 @@ static int count_objects(struct link_map *l, bool *shim)
     while (l && l->l_prev)
         l = l->l_prev;
     for (; l; l = l->l_next, n++)
-        *shim |= strstr(l->l_name, "gpushim") != NULL;
+        if (strstr(l->l_name, "/libgpushim") || strncmp(l->l_name, "libgpushim", 10) == 0) /* (not its folder) */
+            *shim = true, fprintf(stderr, "soak: the reference's namespace holds %s\n", l->l_name);
     return n;
 }
 
@@ -1516,7 +1517,10 @@ static void load_reference(void)
     f = f ? f : dlsym(h[1], #fn);                                                                                \
     f = f ? f : dlsym(h[2], #fn);                                                                                \
     missing |= !f;                                                                                               \
-    same |= f == (void *)&fn || f == dlsym(RTLD_DEFAULT, #fn);                                                   \
+    if (f && (f == (void *)&fn || f == dlsym(RTLD_DEFAULT, #fn))) {                                              \
+        fprintf(stderr, "soak: the reference's %s is the program's (%p)\n", #fn, f);                            \
+        same = true;                                                                                             \
+    }                                                                                                            \
     memcpy(&ref.fn, &f, sizeof f);
     REF_BLAS(X) REF_FFTW(X)
 #undef X

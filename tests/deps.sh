@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 demo_pkgs="build-essential python3 python3-venv libunwind-dev libfftw3-dev"
 test_pkgs="$demo_pkgs pkg-config check libopenblas-dev libblas3 liblapack3 \
 python3-numpy python3-scipy man-db groff-base liblapack-test chromium r-base-core octave gdb \
-python3-pyfftw gfortran slurmctld slurmd slurm-client openmpi-bin mpich lmod"
+python3-pyfftw gfortran slurmctld slurmd slurm-client openmpi-bin mpich lmod gcovr valgrind"
 usage="usage: tests/deps.sh test|demo, or tests/deps.sh list test|demo"
 case $mode in
 demo) pkgs=$demo_pkgs ;;

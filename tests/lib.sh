@@ -3,7 +3,8 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-LIB=$ROOT/build/libgpushim.so
+# GS_LIB: another build of the library to preload (make coverage's build/cov/libgpushim.so).
+LIB=${GS_LIB:-$ROOT/build/libgpushim.so}
 T=$ROOT/build/tests
 SI=$ROOT/build/standin
 PY=${PYTHON:-python3}

@@ -12,10 +12,21 @@
 # field FILE KEY: the stand-in report's KEY, from its last line.
 field() { tail -n 1 "$1" | sed -n "s/.* $2=\([0-9-]*\).*/\1/p"; }
 # cmd PROGRAM RUN: the program's command line; its results are its standard output and the file $W/RUN.bin.
-cmd() { case $1 in little) echo $T/little $W/$2.bin ;; fft) echo $T/fft_steps 3 1 14 ;; esac; }
+VPY=$ROOT/build/venv-np2/bin/python
+cmd() {
+    case $1 in
+    little) echo $T/little $W/$2.bin ;;
+    fft) echo $T/fft_steps 3 1 14 ;;
+    blas) echo $T/blas_all_plain $W/$2.bin ;;
+    plans) echo $T/fft_plans ;;
+    lapack) echo $VPY tests/py/lapack_numpy.py $W/$2.npz 200 ;;
+    esac
+}
 # same NAME RUN: whether the run's results (RUN.out, RUN.bin) equal the program's without the shim.
 same() {
-    cmp -s $W/$1.ref.out $W/$2.out && { [ ! -e $W/$1.ref.bin ] || $T/blas_cmp $W/$1.ref.bin $W/$2.bin >/dev/null 2>&1; }
+    cmp -s $W/$1.ref.out $W/$2.out &&
+        { [ ! -e $W/$1.ref.bin ] || $T/blas_cmp $W/$1.ref.bin $W/$2.bin >/dev/null 2>&1; } &&
+        { [ ! -e $W/$1.ref.npz ] || $VPY tests/py/compare.py $W/$1.ref.npz $W/$2.npz >/dev/null 2>&1; }
 }
 
 clean_ok() { same $1 $1.clean && [ -s $W/$1.calls ]; }
@@ -85,4 +96,31 @@ for prog in little fft; do
 done
 check "GPUSHIM_FAULT: the first and the last call of each of $kinds kinds failed ($swept runs, $absorbed absorbed), \
 each finished with the CPU libraries' results" test $swept -gt 0
+
+# Checked calls that neither program makes (tests/coverage.sh found their failure branches unreached), each
+# failed by name at its first (or second) call in a program that makes it: cuBLAS's symm, syrk and syr2k, cuFFT's
+# other transforms, the bring-up's stream, and cuSOLVER's drivers as numpy.linalg and scipy.linalg reach them.
+# CI runs the first of each program's list; GS_SWEEP=full all of them.
+swept=0 absorbed=0
+for spec in "blas cublasSsymm_v2_64:1,cublasSsyrk_v2_64:1,cublasSsyr2k_v2_64:1" \
+    "plans cufftExecC2C:1,cufftExecD2Z:1,cufftExecR2C:1,cufftExecZ2D:1,cufftExecC2R:1" \
+    "little cublasSetStream_v2:1" "little cusolverDnXgetrf_bufferSize:1" \
+    "lapack cusolverDnXsyevd_bufferSize:1,cusolverDnXsyevdx_bufferSize:1,cusolverDnXsyevdx:1" \
+    "lapack cusolverDnXgesvd_bufferSize:1,cusolverDnXgeev_bufferSize:1,cusolverDnXgeev:1,cusolverDnXgetrs:3" \
+    "lapack cublasDgeam_64:1" "lapack cusolverDnDsytrf:1,cusolverDnXpotrs:1,cusolverDnDorgqr:1,cudaMemsetAsync:1" \
+    "lapack cusolverDnDsytrf:2,cusolverDnDorgqr:2" "lapack cusolverDnXsytrs_bufferSize:1,cusolverDnXsytrs:1" \
+    "lapack cudaMemsetAsync:2"; do
+    prog=${spec%% *} rules=${spec#* }
+    if [ ! -e $W/$prog.clean.report ]; then
+        $(cmd $prog $prog.ref) >$W/$prog.ref.out
+        shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/$prog.clean.log GS_STANDIN_REPORT=$W/$prog.clean.report \
+            $(cmd $prog $prog.clean) >$W/$prog.clean.out
+        check "$prog without a fault: results equal" same $prog $prog.clean
+    elif [ "${GS_SWEEP:-}" != full ]; then
+        continue
+    fi
+    point $prog 'gpu error\|"message"' GPUSHIM_FAULT=$rules
+done
+check "GPUSHIM_FAULT by name, calls the two programs never make: $swept runs ($absorbed absorbed), each finished \
+with the CPU libraries' results" test $swept -gt 0
 finish

@@ -31,6 +31,9 @@ whole=$(logsum bytes_h2d "$log" -- routine=dgemm m=20 n=17 k=300)
 run "out of core" GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8 GS_STANDIN_SEED=4
 check "out of core: blocks of A and B copied more than once" \
     test "$(logsum bytes_h2d "$log" -- routine=dgemm m=20 n=17 k=300 where=gpu)" -gt "$whole"
+# (with beta != 0 out of core, a failure part-way would leave C half written: those run on the CPU)
+check "out of core: GEMM with beta != 0 on the CPU, with the reason" \
+    test "$(count "$log" -- routine=?gemm "why=gpu: C does not fit beside A and B, and beta != 0*")" -gt 0
 run "device memory below any tile" GPUSHIM_DEVICE_MEMORY=100
 check "device memory below any tile: GEMM fell back with the reason" \
     test "$(count "$log" -- routine=dgemm "why=gpu: even 16 x 16 tiles need more than*")" -gt 0

@@ -111,8 +111,9 @@ static int gs_fft_make(gs_call_t *c, const gs_fftw_geom_t *g, cufftHandle *h, si
     st = GS_CALL("cufftSetAutoAllocation", gs_fft.cufftSetAutoAllocation(*h, 0));
     if (st == CUFFT_SUCCESS) {
         *fn = "cufftMakePlanMany64";
-        st = gs_fft.cufftMakePlanMany64(*h, l->rank, n, in, l->istride, l->idist, on, l->ostride, l->odist,
-                                        gs_fft_type(g), l->batch, work);
+        st = GS_CALL("cufftMakePlanMany64",
+                     gs_fft.cufftMakePlanMany64(*h, l->rank, n, in, l->istride, l->idist, on, l->ostride, l->odist,
+                                                gs_fft_type(g), l->batch, work));
     }
     if (st == CUFFT_SUCCESS) {
         *fn = "cufftSetStream";

@@ -162,9 +162,9 @@ static int gs_gemm_resident(gs_call_t *c, gs_gemm_t *g)
     return gs_xfer_get(c, &g->job, &whole.h, whole.dev, (size_t)whole.ld * g->es);
 }
 
-/* Out-of-core plan: the operands do not fit.  Each step uploads one block of A and one of B into one of two
- * slots while the other slot computes; C tiles use two slots too.  Like cuBLASXt, it never fails for lack of
- * device memory unless even the smallest tiles do not fit. */
+/* Out-of-core plan: the operands do not fit, and beta = 0 (gs_gemm_plan).  Each step uploads one block of A
+ * and one of B into one of two slots while the other slot computes; C tiles use two slots too.  Like
+ * cuBLASXt, it never fails for lack of device memory unless even the smallest tiles do not fit. */
 static int gs_gemm_out_of_core(gs_call_t *c, gs_gemm_t *g)
 {
     gs_device_t *dv = gs_dev(c);
@@ -175,11 +175,6 @@ static int gs_gemm_out_of_core(gs_call_t *c, gs_gemm_t *g)
             gs_block_t cb = gs_gemm_c(g, i, j, cq);
             /* The slot's previous tile must have been copied out before it is overwritten. */
             GS_CUDA(c, cudaStreamWaitEvent, (dv->stream, ev[GS_EV_CSLOT0 + cq], 0));
-            if (g->read_c) {
-                GS_CUDA(c, cudaStreamWaitEvent, (dv->up, ev[GS_EV_CSLOT0 + cq], 0));
-                if ((rc = gs_gemm_put(c, g, &cb)) != GS_OK)
-                    return rc;
-            }
             for (int64_t l = 0; l < g->kt; l++, q ^= 1) {
                 /* The slot's previous blocks must have been used before they are overwritten. */
                 GS_CUDA(c, cudaStreamWaitEvent, (dv->up, ev[GS_EV_SLOT0 + q], 0));
@@ -229,6 +224,13 @@ static int gs_gemm_plan(gs_call_t *c, gs_gemm_t *g, gs_cbind_t *cb)
     g->slot_b = cb[1].dev ? 0 : gs_round256((size_t)p->k * (size_t)p->n * es);
     g->slot_c = cb[2].dev ? 0 : gs_round256((size_t)p->m * (size_t)p->n * es);
     g->resident = g->slot_a + g->slot_b + g->slot_c <= budget;
+    /* Out of core, tiles of C go back to the host as they are done: with beta != 0 a failure part-way would
+     * leave C half updated, and the CPU's redo of the call would read that C.  Such a call runs on the CPU. */
+    if (!g->resident && g->read_c) {
+        gs_call_why(c, "gpu: C does not fit beside A and B, and beta != 0 (out of core, a failure part-way "
+                    "would leave C half written)");
+        return GS_ENOMEM;
+    }
     for (int i = 0; i < 3; i++)
         cb[i].unused = !g->resident;
     size_t slots = g->resident ? 1 : 2;

@@ -222,7 +222,10 @@ GS_HIDDEN uint64_t gs_now_ns(void);
  * must not be forked half-way waits there); in a forked child before fork returns there (the child must forget
  * the parent's locks and device state, and never call CUDA); or at exit, from the library's destructor once the
  * library was initialised. */
-typedef enum { GS_LIFE_INIT, GS_LIFE_FORK_PREPARE, GS_LIFE_FORK_PARENT, GS_LIFE_FORK_CHILD, GS_LIFE_EXIT } gs_life_t;
+typedef enum {
+    GS_LIFE_INIT, GS_LIFE_FORK_PREPARE, GS_LIFE_FORK_PARENT, GS_LIFE_FORK_CHILD, GS_LIFE_EXIT,
+    GS_LIFE_DEVICE_RESET /* the program reset the device: forget its memory without calling CUDA (gpu lock held) */
+} gs_life_t;
 typedef struct {
     gs_life_t when;
     void (*fn)(void);

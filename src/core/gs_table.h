@@ -65,7 +65,7 @@
  * cuGetProcAddress and dlsym, on x86-64 (dispatch/yield.c). */
 #define GS_CUDA_ALLOC_HOOKS(X) \
     X(cudaMalloc) X(cudaMallocAsync) X(cuMemAlloc_v2) X(cuMemAllocAsync) X(cuMemCreate) X(cuGetProcAddress) \
-    X(cuGetProcAddress_v2) X(dlsym)
+    X(cuGetProcAddress_v2) X(dlsym) X(cudaDeviceReset)
 
 /* The other names gpushim exports besides its API: the memory functions it interposes (hostreg.c). */
 #define GS_MEMORY_HOOKS(X) \

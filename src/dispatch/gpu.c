@@ -41,6 +41,22 @@ void gs_gpu_failed(gs_call_t *c, int err)
         gs_gpu_disable("GPU disabled after an error", c->why);
 }
 
+/* At exit, from the library's destructor: the CUDA libraries' own exit handlers and destructors have run or are
+ * about to, in an order the shim does not control, so every later call (another library's destructor) runs on
+ * the CPU (tests/t_races.sh, "exit").  A call on the GPU on another thread finishes first. */
+static void gs_gpu_atexit(void)
+{
+    if (atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_FAILED)
+        return; /* (calls run on the CPU already, for their own reason: a forked child's, a failure's) */
+    if (!gs_gpu_mine)
+        pthread_mutex_lock(&gs.gpu_lock);
+    snprintf(gs.gpu_why, sizeof gs.gpu_why, "the program is exiting");
+    atomic_store_explicit(&gs.gpu_state, GS_GPU_FAILED, memory_order_release);
+    if (!gs_gpu_mine)
+        pthread_mutex_unlock(&gs.gpu_lock);
+}
+GS_LIFE_HOOK(GS_LIFE_EXIT, gs_gpu_atexit);
+
 /* In a forked child: the GPU is never used (tests/progs/fork.c pins this). */
 static void gs_gpu_atfork_child(void)
 {

@@ -231,6 +231,29 @@ GS_YIELDING(CUresult, cuMemCreate, CUDA_ERROR_OUT_OF_MEMORY,
              unsigned long long flags),
             (h, bytes, prop, flags), GS_DRIVER(cuMemCreate), gs_clear_none)
 
+/* The program's own cudaDeviceReset destroys all that the shim holds on the device (streams, events, handles,
+ * scratch, cached copies, pinned staging): before passing it on, the shim forgets its device memory without
+ * calling CUDA and gives the GPU up for the process, after a call of another thread's on it has finished
+ * (tests/t_races.sh, "reset"). */
+GS_EXPORT cudaError_t cudaDeviceReset(void)
+{
+    const void *caller = __builtin_return_address(0);
+    cudaError_t (*next)(void) = (cudaError_t(*)(void))GS_RUNTIME(cudaDeviceReset);
+    if (!next)
+        return (cudaError_t)3;
+    if (!gs_gpu_mine) {
+        pthread_mutex_lock(&gs.gpu_lock);
+        if (atomic_load_explicit(&gs.gpu_state, memory_order_relaxed) == GS_GPU_UP) {
+            gs_life_run(GS_LIFE_DEVICE_RESET);
+            snprintf(gs.gpu_why, sizeof gs.gpu_why, "the program reset the device (cudaDeviceReset)");
+            atomic_store_explicit(&gs.gpu_state, GS_GPU_FAILED, memory_order_release);
+            gs_log_event("gpu_off", gs.gpu_why);
+        }
+        pthread_mutex_unlock(&gs.gpu_lock);
+    }
+    return next();
+}
+
 /* The driver's entry points, as it gives them, the hooks' swapped for the shim's. */
 GS_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_version, cuuint64_t flags)
 {

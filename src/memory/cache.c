@@ -485,15 +485,15 @@ void gs_cache_end(gs_call_t *c, gs_cbind_t *b, int n, bool ok)
     }
 }
 
-/* In a forked child: every entry is forgotten without calling CUDA. */
-static void gs_cache_atfork_child(void)
+/* Every entry forgotten without calling CUDA: in a forked child, and after the program's cudaDeviceReset. */
+static void gs_cache_wipe(void)
 {
-    pthread_mutex_init(&gs_c.lock, NULL);
     memset(gs_c.e, 0, sizeof gs_c.e);
-    for (int d = 0; d < GS_DEVICES_MAX; d++) { /* the parent's device memory */
-        gs_c.d[d].npool = 0;
-        gs_c.d[d].bytes = 0;
-    }
+    for (int d = 0; d < GS_DEVICES_MAX; d++)
+        gs_c.d[d].npool = 0, gs_c.d[d].bytes = 0;
     gs_span_clear(&gs_c.span);
 }
+static void gs_cache_atfork_child(void) { pthread_mutex_init(&gs_c.lock, NULL), gs_cache_wipe(); }
+static void gs_cache_reset(void) { pthread_mutex_lock(&gs_c.lock), gs_cache_wipe(), pthread_mutex_unlock(&gs_c.lock); }
 GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_cache_atfork_child);
+GS_LIFE_HOOK(GS_LIFE_DEVICE_RESET, gs_cache_reset);

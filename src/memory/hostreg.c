@@ -327,12 +327,18 @@ bool gs_hostreg_has(const void *p, size_t bytes)
     return live;
 }
 
-/* In a forked child: every registration is forgotten without calling CUDA. */
-static void gs_hostreg_atfork_child(void)
+/* Every registration forgotten without calling CUDA: in a forked child (the lock as new), and after the
+ * program's cudaDeviceReset, which dropped them. */
+static void gs_hostreg_forget_all(void)
 {
-    pthread_mutex_init(&gs_reg.lock, NULL);
     memset(gs_reg.r, 0, sizeof gs_reg.r);
     gs_reg.bytes = 0;
     gs_span_clear(&gs_reg.span);
 }
+static void gs_hostreg_atfork_child(void) { pthread_mutex_init(&gs_reg.lock, NULL), gs_hostreg_forget_all(); }
+static void gs_hostreg_reset(void)
+{
+    pthread_mutex_lock(&gs_reg.lock), gs_hostreg_forget_all(), pthread_mutex_unlock(&gs_reg.lock);
+}
 GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_hostreg_atfork_child);
+GS_LIFE_HOOK(GS_LIFE_DEVICE_RESET, gs_hostreg_reset);

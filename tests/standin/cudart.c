@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "standin.h"
@@ -669,6 +670,41 @@ cudaError_t cudaDeviceSynchronize(void)
         return sync_fault();
     lock();
     drain_all();
+    unlock();
+    return cudaSuccess;
+}
+
+/* As the real one, destroys everything the process had made, at once (another thread's use of the device meanwhile
+ * is the caller's error): queued work is dropped, device memory freed, host registrations dropped, streams and
+ * events dead (a later use of one is a violation), and pinned blocks unmapped, here made inaccessible and kept,
+ * so that a later touch faults as it does after the real reset rather than landing in a reused heap block.  The
+ * next call starts afresh (tests/t_races.sh, "reset"). */
+cudaError_t cudaDeviceReset(void)
+{
+    if (standin_fail("cudaDeviceReset"))
+        return cudaErrorUnknown;
+    lock();
+    discard_all();
+    for (int i = 0; i < MAX_ALLOCS; i++)
+        if (S.allocs[i].p) {
+            free(S.allocs[i].p);
+            S.allocs[i].p = NULL;
+            S.frees_n++;
+        }
+    S.used = 0;
+    for (int i = 0; i < MAX_PINNED; i++)
+        if (S.pinned[i].p && !S.pinned[i].registered)
+            mprotect(S.pinned[i].p, (S.pinned[i].size + 4095) & ~(size_t)4095, PROT_NONE);
+    memset(S.pinned, 0, sizeof S.pinned);
+    S.pinned_bytes = 0;
+    for (int i = 0; i < S.nstreams; i++)
+        S.streams[i].magic = STREAM_DEAD;
+    for (int i = 0; i < MAX_EVENTS; i++)
+        if (S.events[i].magic == EVENT_LIVE) {
+            tok_unref(S.events[i].last);
+            S.events[i].last = NULL;
+            S.events[i].magic = EVENT_DEAD;
+        }
     unlock();
     return cudaSuccess;
 }
