@@ -20,6 +20,7 @@ cmd() {
     blas) echo $T/blas_all_plain $W/$2.bin ;;
     plans) echo $T/fft_plans ;;
     lapack) echo $VPY tests/py/lapack_numpy.py $W/$2.npz 200 ;;
+    more) echo $VPY tests/py/lapack_more.py $W/$2.npz ;;
     esac
 }
 # same NAME RUN: whether the run's results (RUN.out, RUN.bin) equal the program's without the shim.
@@ -99,7 +100,8 @@ each finished with the CPU libraries' results" test $swept -gt 0
 
 # Checked calls that neither program makes (tests/coverage.sh found their failure branches unreached), each
 # failed by name at its first (or second) call in a program that makes it: cuBLAS's symm, syrk and syr2k, cuFFT's
-# other transforms, the bring-up's stream, and cuSOLVER's drivers as numpy.linalg and scipy.linalg reach them.
+# other transforms, the bring-up's stream, and cuSOLVER's drivers as numpy.linalg and scipy.linalg reach them
+# (tests/py/lapack_numpy.py, and tests/py/lapack_more.py for getri, potri, trtri and gels).
 # CI runs the first of each program's list; GS_SWEEP=full all of them.
 swept=0 absorbed=0
 for spec in "blas cublasSsymm_v2_64:1,cublasSsyrk_v2_64:1,cublasSsyr2k_v2_64:1" \
@@ -109,7 +111,10 @@ for spec in "blas cublasSsymm_v2_64:1,cublasSsyrk_v2_64:1,cublasSsyr2k_v2_64:1" 
     "lapack cusolverDnXgesvd_bufferSize:1,cusolverDnXgeev_bufferSize:1,cusolverDnXgeev:1,cusolverDnXgetrs:3" \
     "lapack cublasDgeam_64:1" "lapack cusolverDnDsytrf:1,cusolverDnXpotrs:1,cusolverDnDorgqr:1,cudaMemsetAsync:1" \
     "lapack cusolverDnDsytrf:2,cusolverDnDorgqr:2" "lapack cusolverDnXsytrs_bufferSize:1,cusolverDnXsytrs:1" \
-    "lapack cudaMemsetAsync:2"; do
+    "lapack cudaMemsetAsync:2" \
+    "more cusolverDnXgetrf:1,cusolverDnXpotrf_bufferSize:1,cusolverDnDpotri:1,cusolverDnXtrtri_bufferSize:1" \
+    "more cusolverDnXgeqrf_bufferSize:1" "more cusolverDnXgeqrf:1" "more cusolverDnDormqr:2" \
+    "more cusolverDnXpotrf:1,cusolverDnDpotri:2,cusolverDnXtrtri:1,cusolverDnDormqr:1,cusolverDnXgetrs:1"; do
     prog=${spec%% *} rules=${spec#* }
     if [ ! -e $W/$prog.clean.report ]; then
         $(cmd $prog $prog.ref) >$W/$prog.ref.out
