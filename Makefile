@@ -34,7 +34,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults coverage gpu-pack bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults coverage gpu-pack gpu-pack-apps bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
 	deps-demo clean help tsan tsan-parts check-races
 all: lib
 
@@ -405,6 +405,10 @@ coverage: deps
 # build/olddriver and build/gpu (the CPU libraries the test programs link, packed).
 gpu-pack: tests $(B)/bench/copy $(B)/bench/soak
 	tests/gpu/pack.sh
+
+# Debian's R and GNU Octave for tests/gpu/run.sh's group apps (build/gpu/r.tar.xz, build/gpu/octave.tar.xz).
+gpu-pack-apps:
+	tests/gpu/pack_apps.sh
 
 demo: deps-demo
 	$(MAKE) lib

@@ -5,7 +5,7 @@
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
 # usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse python lapack shared ranks wheel suites log notices fft
-#   pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak, only when named)
+#   pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak and apps, only when named)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
@@ -30,7 +30,8 @@ solves() { echo $(($(count "$@" routine=dsyrk) + $(count "$@" routine=dgesv))); 
 # The CPU libraries the programs were linked against: packed ones, and NumPy's and SciPy's own OpenBLAS
 # under the names the scipy_ programs were linked with.
 L=/tmp/gpushim-libs
-rm -rf $L && mkdir -p $L && tar xJf build/gpu/libs.tar.xz -C $L
+rm -rf $L && mkdir -p $L
+[ -f build/gpu/libs.tar.xz ] && tar xJf build/gpu/libs.tar.xz -C $L
 SP=$($PY -c 'import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))')
 ln -s "$(ls "$SP"/numpy.libs/libscipy_openblas64_*.so | head -n 1)" $L/libscipy_openblas64_.so
 ln -s "$(ls "$SP"/scipy.libs/libscipy_openblas*.so | head -n 1)" $L/libscipy_openblas.so
@@ -473,6 +474,61 @@ if want soak; then
  hits, mismatches, RSS and device MB at start / end:$rows"
     else
         bad "soak: exit status $rc:$rows (soak.out, soak.err, soak/)"
+    fi
+fi
+
+# 10. R's and GNU Octave's linear algebra on the GPU (tests/t_apps_linalg.sh runs the same scripts on the
+# stand-in): Debian's R and Octave, packed by tests/gpu/pack_apps.sh, each script run without the shim, then
+# under it by default and with every call forced, its results compared with the run without it, and the
+# LAPACK drivers it calls on the GPU when forced.  Only when named, and for each pack carried (build/gpu/r.tar.xz,
+# build/gpu/octave.tar.xz, each with its own OpenBLAS: too large to carry both, or with build/gpu/libs.tar.xz,
+# in one call).
+if want apps; then
+    A=/tmp/gpushim-apps
+    rm -rf $A && mkdir -p $A
+    # app NAME RESULTS LABEL ROUTINE...: after APP_RUN names the program's command, run as APP_RUN OUT [REF].
+    app() {
+        name=$1 results=$2 label=$3
+        shift 3
+        $APP_RUN $OUT/$name.ref >$OUT/$name.plain.out 2>&1
+        grep -q "^$label linalg: $results results" $OUT/$name.plain.out ||
+            { bad "$name: the script does not run without the shim ($name.plain.out)"; return; }
+        for mode in auto always; do
+            (export LD_PRELOAD=$LIB GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$OUT/$name.$mode.log
+             $APP_RUN $OUT/$name.$mode $OUT/$name.ref) >$OUT/$name.$mode.out 2>&1
+            if grep -q "^$label linalg: 0 of $results results differ" $OUT/$name.$mode.out; then
+                ok "$name, $mode: $results results agree with the run without the shim, \
+$(count $OUT/$name.$mode.log -- where=gpu) calls on the GPU"
+            else
+                bad "$name, $mode: $(tail -n 1 $OUT/$name.$mode.out) ($name.$mode.out)"
+            fi
+        done
+        missing=
+        for r in "$@"; do [ "$(count $OUT/$name.always.log -- routine=$r where=gpu)" -ge 1 ] || missing="$missing $r"; done
+        [ -z "$missing" ] && ok "$name, always: $* on the GPU" || bad "$name, always: not on the GPU:$missing"
+    }
+    if [ -f build/gpu/r.tar.xz ]; then
+        mkdir -p $A/r && tar xJf build/gpu/r.tar.xz -C $A/r
+        APP_RUN="env R_HOME=$A/r R_SHARE_DIR=$A/r/share R_INCLUDE_DIR=$A/r/include R_DOC_DIR=$A/r/doc
+            LD_LIBRARY_PATH=$A/r/deps:$A/r/lib:$LD_LIBRARY_PATH $A/r/bin/exec/R --vanilla --no-echo
+            --file=tests/r/linalg.R --args"
+        app r 9 R dsyevr dgesv dpotrf dgesdd
+    fi
+    if [ -f build/gpu/octave.tar.xz ]; then
+        mkdir -p $A/octave && tar xJf build/gpu/octave.tar.xz -C $A/octave
+        ov=$(ls $A/octave/lib/x86_64-linux-gnu/octave | head -n 1)
+        octave_run() {
+            env OCTAVE_HOME=$A/octave \
+                LD_LIBRARY_PATH=$A/octave/deps:$A/octave/lib/x86_64-linux-gnu/octave/$ov:$LD_LIBRARY_PATH \
+                $A/octave/bin/octave-cli --no-gui --norc --no-history -q \
+                --eval "addpath('$(pwd)/tests/octave'); linalg_octave('$1'${2:+, '$2'})"
+        }
+        APP_RUN=octave_run
+        app octave 8 Octave dsyev dgetrf dgetri dpotrf dgesvd
+        [ "$(count $OUT/octave.always.log -- routine=dgeevx where=cpu)" -ge 1 ] &&
+            [ "$(count $OUT/octave.always.log -- routine=dgemv)" = 0 ] &&
+            ok "octave: eig of a general matrix is dgeevx, on the CPU, its inner BLAS calls not logged" ||
+            bad "octave: dgeevx on the CPU without its inner BLAS calls"
     fi
 fi
 
