@@ -1,6 +1,6 @@
 # The Level-1 copies (?copy, every precision, Fortran and CBLAS): bit for bit BLAS's copy under the shim, the
-# large strided ones split across threads, the others left to the CPU library; and numpy.linalg's copies
-# around LAPACK among them.
+# large strided ones split across threads, the others left to the CPU library, the pages ahead of a run of
+# gathers faulted in; and numpy.linalg's copies around LAPACK among them.
 . "$(dirname "$0")/lib.sh"
 
 check "copies: the program's reference agrees with the CPU library" sh -c "$T/copies >$W/ref.out"
@@ -23,6 +23,20 @@ check "copies: small, contiguous, overlapping and zero-increment ones never spli
 shim GPUSHIM_COPY_THREADS=1 GPUSHIM_LOG=$W/one.log $T/copies >$W/one.out
 check "copies, GPUSHIM_COPY_THREADS=1: equal, and every call the CPU library's" \
     sh -c "grep -q 'every case equals' $W/one.out && [ $(count $W/one.log -- 'why=strided*') = 0 ]"
+
+# The pages after a run of gathers are faulted in ahead of them in private memory, never in shared memory, and
+# keep their contents; without the shim (the control) nothing faults them in.
+$T/prefault >$W/prefault.ref
+shim $T/prefault --expect >$W/prefault.out
+check "prefault: the control, without the shim, has no page ahead resident" \
+    sh -c "[ \$(grep -c 'resident 0 of 256, contents unchanged yes, results equal yes' $W/prefault.ref) = 2 ]"
+# (a kernel without PROCMAP_QUERY, before Linux 6.11, gets no prefaulting: then none in either)
+ahead=256
+grep -q 'PROCMAP_QUERY yes' $W/prefault.out || ahead=0
+check "prefault: $ahead pages ahead of the gathers faulted in in private memory ($(sed -n 2p $W/prefault.out))" \
+    grep -q "private: pages ahead resident $ahead of 256, contents unchanged yes, results equal yes" $W/prefault.out
+check "prefault: none in shared memory ($(sed -n 3p $W/prefault.out))" \
+    grep -q 'shared: pages ahead resident 0 of 256, contents unchanged yes, results equal yes' $W/prefault.out
 
 # numpy.linalg copies A and B into Fortran order with one ?copy per column, and X back.
 cat >$W/solve.py <<'PYEOF'

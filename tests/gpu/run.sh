@@ -504,7 +504,9 @@ $(count $OUT/$name.$mode.log -- where=gpu) calls on the GPU"
             fi
         done
         missing=
-        for r in "$@"; do [ "$(count $OUT/$name.always.log -- routine=$r where=gpu)" -ge 1 ] || missing="$missing $r"; done
+        for r in "$@"; do
+            [ "$(count $OUT/$name.always.log -- routine=$r where=gpu)" -ge 1 ] || missing="$missing $r"
+        done
         [ -z "$missing" ] && ok "$name, always: $* on the GPU" || bad "$name, always: not on the GPU:$missing"
     }
     if [ -f build/gpu/r.tar.xz ]; then

@@ -5,6 +5,7 @@
  * for bit; the pieces are disjoint, so the order does not matter (tests/progs/copies.c pins both). */
 #include "core/team.h"
 #include "families/blas/blas.h"
+#include "memory/prefault.h"
 
 /* Elements below which a copy stays with the CPU library, and at least per piece. */
 #define GS_COPY_MIN 2048
@@ -60,6 +61,10 @@ bool gs_blas_copy(gs_call_t *c, const gs_blas_t *p)
         return false;
     gs_team_fn *fn = es == 4 ? gs_copy4 : es == 8 ? gs_copy8 : gs_copy16;
     int pieces = gs_team_run(fn, &j, n, GS_COPY_GRAIN);
+    /* A gather into contiguous memory: the next column's pages, fresh from malloc in numpy.linalg, are
+     * faulted in while the caller goes on. */
+    if (pieces && sy == es)
+        gs_prefault_after(j.y + n * es);
     if (pieces && c->timed)
         gs_call_why(c, "strided copy in %d pieces on several threads", pieces);
     return pieces > 0;
