@@ -29,7 +29,8 @@ static struct {
     uintptr_t last;        /* the end of the run's latest copy */
     uintptr_t done;        /* faulted in (or skipped) up to here */
     bool idle;             /* the thread waits for a request */
-} gs_pf = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+    int fd;                /* /proc/self/maps, which the thread asks */
+} gs_pf = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .fd = -1};
 
 /* Whether the mapping at addr is private and writable; its end in *end. */
 static bool gs_prefault_mapping(int fd, uintptr_t addr, uintptr_t *end)
@@ -55,7 +56,7 @@ static bool gs_prefault_range(int fd, uintptr_t lo, uintptr_t *hi)
 /* The thread: the mapping is asked for again at every piece, as the program may map something else there. */
 static void *gs_prefault_thread(void *arg)
 {
-    int fd = (int)(intptr_t)arg;
+    (void)arg;
     pthread_mutex_lock(&gs_pf.lock);
     for (;;) {
         /* A run's first piece at once; then by half the range at a time, a system call for many copies. */
@@ -65,7 +66,7 @@ static void *gs_prefault_thread(void *arg)
         gs_pf.idle = false;
         uintptr_t lo = gs_pf.done, hi = gs_pf.want - lo > GS_PREFAULT_PIECE ? lo + GS_PREFAULT_PIECE : gs_pf.want;
         pthread_mutex_unlock(&gs_pf.lock);
-        bool ok = gs_prefault_range(fd, lo, &hi);
+        bool ok = gs_prefault_range(gs_pf.fd, lo, &hi);
         pthread_mutex_lock(&gs_pf.lock);
         if (gs_pf.done == lo) /* else another run began meanwhile */
             gs_pf.done = ok ? hi : gs_pf.want;
@@ -79,18 +80,18 @@ static void *gs_prefault_thread(void *arg)
 static void gs_prefault_start(void)
 {
     gs_pf.state = -1;
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    gs_pf.fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (gs_pf.fd < 0)
         return;
     uintptr_t lo = gs_page_down((uintptr_t)&gs_pf), hi = lo + gs_page;
     pthread_t t;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (gs_prefault_range(fd, lo, &hi) && pthread_create(&t, NULL, gs_prefault_thread, (void *)(intptr_t)fd) == 0)
+    if (gs_prefault_range(gs_pf.fd, lo, &hi) && pthread_create(&t, NULL, gs_prefault_thread, NULL) == 0)
         pthread_detach(t), gs_pf.state = 1;
     else
-        close(fd);
+        close(gs_pf.fd), gs_pf.fd = -1;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -106,6 +107,8 @@ void gs_prefault_after(const void *end)
         /* The run's next copy ends a little after its latest; any other starts a run of its own. */
         if (lo <= gs_pf.last || lo > gs_pf.last + GS_PREFAULT_AHEAD)
             gs_pf.from = gs_pf.done = lo;
+        else if (gs_pf.done < lo) /* the copies overtook the thread: it goes on after them */
+            gs_pf.done = lo;
         gs_pf.last = lo, gs_pf.want = hi;
         if (gs_pf.idle && (gs_pf.done == gs_pf.from || gs_pf.want - gs_pf.done >= GS_PREFAULT_AHEAD / 2))
             pthread_cond_signal(&gs_pf.wake);
@@ -113,9 +116,11 @@ void gs_prefault_after(const void *end)
     pthread_mutex_unlock(&gs_pf.lock);
 }
 
-/* A forked child has no such thread; it starts one if it copies. */
+/* A forked child has no such thread, nor needs the parent's descriptor; it starts one if it copies. */
 static void gs_prefault_child(void)
 {
+    if (gs_pf.fd >= 0)
+        close(gs_pf.fd), gs_pf.fd = -1;
     pthread_mutex_init(&gs_pf.lock, NULL);
     pthread_cond_init(&gs_pf.wake, NULL);
     gs_pf.state = 0, gs_pf.from = gs_pf.want = gs_pf.done = gs_pf.last = 0;
