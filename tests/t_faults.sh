@@ -32,14 +32,16 @@ same() {
 
 clean_ok() { same $1 $1.clean && [ -s $W/$1.calls ]; }
 
-# point PROG WHY VAR=VALUE: one run of PROG with the fault VAR=VALUE, checked against the run without a fault;
-# its log must match WHY (the failed function's name, or for GPUSHIM_FAULT any reason or message).
+# point PROG WHY VAR=VALUE...: one run of PROG with the fault VAR=VALUE (and the other settings given), checked
+# against the run without a fault; its log must match WHY (the failed function's name, or for GPUSHIM_FAULT any
+# reason or message).  With absorbed_ok=no, a run whose log does not match fails, even if nothing else changed.
 point() {
     prog=$1 why=$2
+    shift 2
     swept=$((swept + 1))
     r=$W/fault.report
     rm -f $r $W/fault.log
-    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/fault.log GS_STANDIN_REPORT=$r "$3" $(cmd $prog fault) \
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/fault.log GS_STANDIN_REPORT=$r "$@" $(cmd $prog fault) \
         >$W/fault.out 2>$W/fault.err
     rc=$?
     what=
@@ -52,14 +54,15 @@ point() {
     done
     # (a fault that a retry absorbed leaves every call on the GPU, and nothing to say)
     if ! grep -q "$why" $W/fault.log; then
-        if [ "$(count $W/fault.log -- where=gpu)" = "$(count $W/$prog.clean.log -- where=gpu)" ] &&
+        if [ "${absorbed_ok:-yes}" = yes ] &&
+            [ "$(count $W/fault.log -- where=gpu)" = "$(count $W/$prog.clean.log -- where=gpu)" ] &&
             ! grep -qv '^gpushim: GPUSHIM_FAULT: calls by kind' $W/fault.err; then
             absorbed=$((absorbed + 1))
         else
             what="$what the log does not say why;"
         fi
     fi
-    [ -z "$what" ] || bad "$prog, $3:$what $(head -c 200 $W/fault.err)"
+    [ -z "$what" ] || bad "$prog, $*:$what $(head -c 200 $W/fault.err)"
 }
 # sample N CALLS: whether the N-th of CALLS calls is swept (the first and the last in CI, all with GS_SWEEP=full).
 sample() { [ "${GS_SWEEP:-}" = full ] || [ $1 = 1 ] || [ $1 = $2 ]; }
@@ -128,4 +131,56 @@ for spec in "blas cublasSsymm_v2_64:1,cublasSsyrk_v2_64:1,cublasSsyr2k_v2_64:1" 
 done
 check "GPUSHIM_FAULT by name, calls the two programs never make: $swept runs ($absorbed absorbed), each finished \
 with the CPU libraries' results" test $swept -gt 0
+
+# The other checked calls whose failure branches tests/coverage.sh found unreached, failed at the call site
+# (GPUSHIM_FAULT=NAME@SITE:N, SITE the gpushim function making the call; NAME:N alone would count the program's
+# every call of NAME), each run's log naming the failed call and the file of its site: direct copies
+# (GPUSHIM_PINNED=0), the second copy of outputs after the first failed, the out-of-core GEMM, and the runtime
+# calls inside cuSOLVER's drivers.  Each line: PROGRAM FILE RULES [SETTING...].  CI runs the first of each
+# program's lines; GS_SWEEP=full all of them.
+swept=0 absorbed=0 absorbed_ok=no last_prog=
+while read -r prog file rules settings; do
+    if [ ! -e $W/$prog.clean.report ]; then
+        $(cmd $prog $prog.ref) >$W/$prog.ref.out </dev/null
+        shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/$prog.clean.log GS_STANDIN_REPORT=$W/$prog.clean.report \
+            $(cmd $prog $prog.clean) >$W/$prog.clean.out </dev/null
+        check "$prog without a fault: results equal" same $prog $prog.clean
+    fi
+    [ "${GS_SWEEP:-}" != full ] && [ "$prog" = "$last_prog" ] && continue
+    last_prog=$prog
+    name=${rules##*,} name=${name%%@*}
+    # (the settings are split into words on purpose)
+    # shellcheck disable=SC2086
+    point $prog "gpu error: $name: .* at src/[a-z]*/$file:" GPUSHIM_FAULT=$rules $settings </dev/null
+done <<'RUNS'
+little xfer.c cudaMemcpy2DAsync@gs_xfer_put:1 GPUSHIM_PINNED=0
+little xfer.c cudaMemcpy2DAsync@gs_xfer_get:1 GPUSHIM_PINNED=0
+little xfer.c cudaStreamSynchronize@gs_xfer_finish:1 GPUSHIM_PINNED=0
+plans cuda_call.c cudaMemcpy2DAsync@gs_xfer_get:1,cudaMemcpy2DAsync@gs_cuda_outputs_again:1
+plans cuda_call.c cudaMemcpy2DAsync@gs_xfer_get:1,cudaStreamSynchronize@gs_cuda_outputs_again:1
+blas cuda_gemm.c cudaStreamWaitEvent@gs_gemm_out_of_core:1 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
+blas cuda_gemm.c cudaStreamWaitEvent@gs_gemm_out_of_core:2 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
+blas cuda_gemm.c cudaEventRecord@gs_gemm_out_of_core:1 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
+blas cuda_gemm.c cudaEventRecord@gs_gemm_out_of_core:2 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
+lapack cuda_eigen.c cudaStreamSynchronize@gs_syevdx_out:1
+lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp_smax:1
+lapack cuda_eigen.c cudaStreamSynchronize@gs_svdp_smax:1
+lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp:1
+lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp:2
+lapack cuda_factor.c cudaMemcpy2DAsync@gs_sytrf:1
+lapack cuda_factor.c cudaStreamSynchronize@gs_sytrf:1
+lapack cuda_factor.c cudaStreamSynchronize@gs_sytrs:1
+lapack cuda_lstsq.c cudaMemcpy2DAsync@gs_gelsd_reduce:1
+lapack cuda_lstsq.c cudaStreamSynchronize@gs_gelsd:1
+lapack cuda_lstsq.c cudaMemsetAsync@gs_gelsd:1
+more cuda_factor.c cudaMemcpy2DAsync@gs_getri:1
+more cuda_factor.c cudaMemsetAsync@gs_getri:1
+more cuda_factor.c cudaMemcpy2DAsync@gs_getri:2
+more cuda_factor.c cudaMemcpy2DAsync@gs_trtri_out:1
+more cuda_factor.c cudaStreamSynchronize@gs_trtri_out:1
+more cuda_lstsq.c cudaMemcpy2DAsync@gs_gels:1
+RUNS
+check "GPUSHIM_FAULT at a call site, the failure branches the other runs leave unreached: $swept runs, each \
+finished with the CPU libraries' results, its log naming the call and its site's file" test $swept -gt 0
 finish
+

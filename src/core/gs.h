@@ -174,8 +174,9 @@ typedef enum {
 GS_HIDDEN extern bool gs_fault_armed;
 /* The kind of the CUDA library function name. */
 GS_HIDDEN gs_fault_kind_t gs_fault_kind(const char *name);
-/* Counts a call of the CUDA library function name; true when GPUSHIM_FAULT says it must fail, unmade. */
-GS_HIDDEN bool gs_fault_hit(const char *name);
+/* Counts a call of the CUDA library function name, made by gpushim's function site; true when GPUSHIM_FAULT
+ * says it must fail, unmade. */
+GS_HIDDEN bool gs_fault_hit(const char *name, const char *site);
 
 /* ---- global state and the process's life cycle (life.c) ----------------------------------------------- */
 

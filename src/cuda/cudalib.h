@@ -69,11 +69,16 @@ GS_HIDDEN int gs_cuda_error(gs_call_t *c, const char *name, int status, const ch
 /* The status that a call of the CUDA library function name returns when GPUSHIM_FAULT fails it (core/fault.c):
  * its library's allocation failure for an allocation, its execution failure otherwise. */
 GS_HIDDEN int gs_cuda_fault_status(const char *name);
-/* Whether GPUSHIM_FAULT fails this call of the CUDA library function name, unmade.  Every checked call of a
- * CUDA library asks first, through GS_CALL: GS_TRY's, and the calls that handle their failures themselves. */
-static inline bool gs_faulted(const char *name) { return gs_fault_armed && gs_fault_hit(name); }
-/* The status of the call expr of the function name: made, or failed by GPUSHIM_FAULT. */
-#define GS_CALL(name, expr) (gs_faulted(name) ? gs_cuda_fault_status(name) : (int)(expr))
+/* Whether GPUSHIM_FAULT fails this call of the CUDA library function name from gpushim's function site,
+ * unmade.  Every checked call of a CUDA library asks first, through GS_CALL: GS_TRY's, and the calls that
+ * handle their failures themselves. */
+static inline bool gs_faulted(const char *name, const char *site)
+{
+    return gs_fault_armed && gs_fault_hit(name, site);
+}
+/* The status of the call expr of the function name, from the function GS_CALL is written in: made, or failed
+ * by GPUSHIM_FAULT. */
+#define GS_CALL(name, expr) (gs_faulted((name), __func__) ? gs_cuda_fault_status(name) : (int)(expr))
 /* The same for the runtime's or cuBLAS's function fn (a member of gs_cuda), called with args. */
 #define GS_CALLED(fn, args) GS_CALL(#fn, gs_cuda.fn args)
 
