@@ -43,6 +43,7 @@ help:
 	@echo "make demo           install what the demo needs, build, run bench/demo.py under the shim"
 	@echo "make check          install what the tests need, build, run every test that needs no GPU"
 	@echo "make check-gpu      on a GPU machine: the same programs against the real CUDA libraries"
+	@echo "make gpu-pack-apps  Debian's R and GNU Octave packed for tests/gpu/run.sh apps on a GPU machine"
 	@echo "make check-badinput every GPUSHIM_ variable with six bad values (CI runs a sample)"
 	@echo "make check-faults   every CUDA, cuBLAS, cuSOLVER and cuFFT call of two runs failed in turn (CI: a sample)"
 	@echo "make check-races    16 threads x 10^4 calls, under TSan and helgrind too; forks, exits (CI: a sample)"
