@@ -398,7 +398,7 @@ check-races: deps
 # the counts in $(COV), from which `tests/coverage.sh --report` writes it again.  At -O0 GCC warns of a
 # truncation that an snprintf into a fixed buffer means (gs_frame's site name): not an error here.
 COV := $(B)/cov
-COV_CFLAGS := -O0 -g --coverage -Wno-error=format-truncation
+COV_CFLAGS := -O0 -g --coverage -fprofile-update=atomic -Wno-error=format-truncation
 coverage: deps
 	$(MAKE) tests
 	$(MAKE) B=$(COV) CFLAGS="$(COV_CFLAGS)" LDFLAGS=--coverage TEST_CFLAGS="$(TEST_CFLAGS) --coverage" \

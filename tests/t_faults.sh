@@ -136,7 +136,7 @@ with the CPU libraries' results" test $swept -gt 0
 # (GPUSHIM_FAULT=NAME@SITE:N, SITE the gpushim function making the call; NAME:N alone would count the program's
 # every call of NAME), each run's log naming the failed call and the file of its site: direct copies
 # (GPUSHIM_PINNED=0), the second copy of outputs after the first failed, the out-of-core GEMM, and the runtime
-# calls inside cuSOLVER's drivers.  Each line: PROGRAM FILE RULES [SETTING...].  CI runs the first of each
+# calls inside cuSOLVER's drivers (gesvdp's A put back after gesvdp itself failed).  Each line: PROGRAM FILE RULES [SETTING...].  CI runs the first of each
 # program's lines; GS_SWEEP=full all of them.
 swept=0 absorbed=0 absorbed_ok=no last_prog=
 while read -r prog file rules settings; do
@@ -167,6 +167,7 @@ lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp_smax:1
 lapack cuda_eigen.c cudaStreamSynchronize@gs_svdp_smax:1
 lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp:1
 lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp:2
+lapack cuda_eigen.c cusolverDnXgesvdp@gs_svdp:1,cudaMemcpy2DAsync@gs_svdp:2
 lapack cuda_factor.c cudaMemcpy2DAsync@gs_sytrf:1
 lapack cuda_factor.c cudaStreamSynchronize@gs_sytrf:1
 lapack cuda_factor.c cudaStreamSynchronize@gs_sytrs:1
