@@ -101,6 +101,16 @@ done
 check "GPUSHIM_FAULT: the first and the last call of each of $kinds kinds failed ($swept runs, $absorbed absorbed), \
 each finished with the CPU libraries' results" test $swept -gt 0
 
+# clean_run PROG: PROG's reference and its run under the shim without a fault, once (stdin closed: the loops
+# below read their lists from it); status 1 when they had been made already.
+clean_run() {
+    [ ! -e $W/$1.clean.report ] || return 1
+    $(cmd $1 $1.ref) >$W/$1.ref.out </dev/null
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/$1.clean.log GS_STANDIN_REPORT=$W/$1.clean.report \
+        $(cmd $1 $1.clean) >$W/$1.clean.out </dev/null
+    check "$1 without a fault: results equal" same $1 $1.clean
+}
+
 # Checked calls that neither program makes (tests/coverage.sh found their failure branches unreached), each
 # failed by name at its first (or second) call in a program that makes it: cuBLAS's symm, syrk and syr2k, cuFFT's
 # other transforms, the bring-up's stream, and cuSOLVER's drivers as numpy.linalg and scipy.linalg reach them
@@ -119,14 +129,7 @@ for spec in "blas cublasSsymm_v2_64:1,cublasSsyrk_v2_64:1,cublasSsyr2k_v2_64:1" 
     "more cusolverDnXgeqrf_bufferSize:1" "more cusolverDnXgeqrf:1" "more cusolverDnDormqr:2" \
     "more cusolverDnXpotrf:1,cusolverDnDpotri:2,cusolverDnXtrtri:1,cusolverDnDormqr:1,cusolverDnXgetrs:1"; do
     prog=${spec%% *} rules=${spec#* }
-    if [ ! -e $W/$prog.clean.report ]; then
-        $(cmd $prog $prog.ref) >$W/$prog.ref.out
-        shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/$prog.clean.log GS_STANDIN_REPORT=$W/$prog.clean.report \
-            $(cmd $prog $prog.clean) >$W/$prog.clean.out
-        check "$prog without a fault: results equal" same $prog $prog.clean
-    elif [ "${GS_SWEEP:-}" != full ]; then
-        continue
-    fi
+    clean_run $prog || [ "${GS_SWEEP:-}" = full ] || continue
     point $prog 'gpu error\|"message"' GPUSHIM_FAULT=$rules
 done
 check "GPUSHIM_FAULT by name, calls the two programs never make: $swept runs ($absorbed absorbed), each finished \
@@ -136,16 +139,11 @@ with the CPU libraries' results" test $swept -gt 0
 # (GPUSHIM_FAULT=NAME@SITE:N, SITE the gpushim function making the call; NAME:N alone would count the program's
 # every call of NAME), each run's log naming the failed call and the file of its site: direct copies
 # (GPUSHIM_PINNED=0), the second copy of outputs after the first failed, the out-of-core GEMM, and the runtime
-# calls inside cuSOLVER's drivers (gesvdp's A put back after gesvdp itself failed).  Each line: PROGRAM FILE RULES [SETTING...].  CI runs the first of each
-# program's lines; GS_SWEEP=full all of them.
+# calls inside cuSOLVER's drivers (gesvdp's A put back after gesvdp itself failed).  Each line: PROGRAM FILE
+# RULES [SETTING...].  CI runs the first of each program's lines; GS_SWEEP=full all of them.
 swept=0 absorbed=0 absorbed_ok=no last_prog=
 while read -r prog file rules settings; do
-    if [ ! -e $W/$prog.clean.report ]; then
-        $(cmd $prog $prog.ref) >$W/$prog.ref.out </dev/null
-        shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/$prog.clean.log GS_STANDIN_REPORT=$W/$prog.clean.report \
-            $(cmd $prog $prog.clean) >$W/$prog.clean.out </dev/null
-        check "$prog without a fault: results equal" same $prog $prog.clean
-    fi
+    clean_run $prog
     [ "${GS_SWEEP:-}" != full ] && [ "$prog" = "$last_prog" ] && continue
     last_prog=$prog
     name=${rules##*,} name=${name%%@*}
