@@ -1,10 +1,10 @@
 /* The copies numpy.linalg makes around LAPACK, timed as it makes them: an n x n row-major matrix into column
  * order with one dcopy_ per column (a gather, incx = n) and back (a scatter, incy = n), and beside them what
  * the host's memory allows for the same bytes: a plain copy split over the same threads, and a cache-blocked
- * transpose on them.  "gather-fresh" is the gather into memory just taken from malloc, as numpy.linalg's is:
- * its time includes the first touch of every page.  Run it with and without the shim (bench/copy.sh).  Usage: copy N [THREADS [REPEATS]];
- * one line per measurement: "copy n=N what=WHAT ms=MS gbps=GB/S" (GB/s of the matrix's bytes, read once and
- * written once). */
+ * transpose on them.  "gather-fresh" and "scatter-fresh" copy into memory just taken from malloc, as
+ * numpy.linalg's buffer and its result are: their times include the first touch of every page.  Run it with
+ * and without the shim (bench/copy.sh).  Usage: copy N [THREADS [REPEATS]]; one line per measurement:
+ * "copy n=N what=WHAT ms=MS gbps=GB/S" (GB/s of the matrix's bytes, read once and written once). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,25 +83,28 @@ int main(int argc, char **argv)
         return 1;
     for (size_t i = 0; i < nn; i++)
         a[i] = (double)i, b[i] = 0, c[i] = 0;
-    static const char *const what[] = {"gather", "scatter", "memcpy", "transpose", "gather-fresh"};
+    static const char *const what[] = {"gather", "scatter", "memcpy", "transpose", "gather-fresh", "scatter-fresh"};
     int bad = 0;
-    for (int w = 0; w < 5; w++) {
+    for (int w = 0; w < 6; w++) {
         double best = 1e30;
+        int scatter = w == 1 || w == 5;
         for (int r = 0; r < repeats; r++) {
-            /* gather-fresh: a destination whose pages no one touched yet (large blocks come from mmap) */
-            double *d = w == 4 ? malloc(nn * sizeof *d) : b;
-            if (!d)
+            /* the fresh ones: a destination whose pages no one touched yet (large blocks come from mmap) */
+            double *d = w == 4 ? malloc(nn * sizeof *d) : b, *e = w == 5 ? malloc(nn * sizeof *e) : c;
+            if (!d || !e)
                 return 1;
-            double s = w == 1 ? columns(c, d, n, 0) : w != 2 && w != 3 ? columns(a, d, n, 1)
-                                                                       : team(a, c, n, threads, w == 3);
+            double s = scatter ? columns(e, d, n, 0) : w != 2 && w != 3 ? columns(a, d, n, 1)
+                                                                        : team(a, c, n, threads, w == 3);
             best = s < best ? s : best;
             /* The gather's result is A's transpose, and the scatter's of it A again. */
             for (size_t i = 0; w != 2 && w != 3 && i < nn; i += nn / 97 + 1) {
                 size_t row = i / (size_t)n, col = i % (size_t)n;
-                bad |= w == 1 ? c[i] != a[i] : d[col * (size_t)n + row] != a[i];
+                bad |= scatter ? e[i] != a[i] : d[col * (size_t)n + row] != a[i];
             }
             if (d != b)
                 free(d);
+            if (e != c)
+                free(e);
         }
         printf("copy n=%d what=%s threads=%d ms=%.2f gbps=%.2f\n", n, what[w], w == 2 || w == 3 ? threads : 0,
                best * 1e3, (double)nn * 8 / best / 1e9);
