@@ -37,18 +37,6 @@ check "prefault: $ahead pages ahead of the gathers faulted in in private memory 
     grep -q "private: pages ahead resident $ahead of 256, contents unchanged yes, results equal yes" $W/prefault.out
 check "prefault: none in shared memory ($(sed -n 3p $W/prefault.out))" \
     grep -q 'shared: pages ahead resident 0 of 256, contents unchanged yes, results equal yes' $W/prefault.out
-# The first of a run of scatters into fresh memory faults in every page of the result (8189), not only the
-# 2048 its elements fall on, in private memory only; the pages around the result keep their contents.
-scatter() {
-    sed -n "s/^prefault scatter $1: pages resident after the first copy \([0-9]*\) of 8189, contents unchanged yes, \
-results equal yes$/\1/p" "$2"
-}
-all=8189
-[ $ahead = 0 ] && all=2048
-check "prefault: the control's first scatter leaves 2048 pages of 8189 resident, private and shared" \
-    test "$(scatter private $W/prefault.ref)/$(scatter shared $W/prefault.ref)" = 2048/2048
-check "prefault: $all of 8189 pages of the scatters' result faulted in in private memory, 2048 in shared" \
-    test "$(scatter private $W/prefault.out)/$(scatter shared $W/prefault.out)" = $all/2048
 
 # numpy.linalg copies A and B into Fortran order with one ?copy per column, and X back.
 cat >$W/solve.py <<'PYEOF'

@@ -116,25 +116,6 @@ void gs_prefault_after(const void *end)
     pthread_mutex_unlock(&gs_pf.lock);
 }
 
-bool gs_prefault_fresh(const void *lo, const void *hi)
-{
-    pthread_mutex_lock(&gs_pf.lock);
-    if (gs_pf.state == 0)
-        gs_prefault_start();
-    int fd = gs_pf.state > 0 ? gs_pf.fd : -1;
-    pthread_mutex_unlock(&gs_pf.lock);
-    uintptr_t end, last = gs_page_down((uintptr_t)hi - 1);
-    unsigned char in = 1;
-    return fd >= 0 && gs_prefault_mapping(fd, (uintptr_t)lo, &end) && (uintptr_t)hi <= end &&
-           mincore((void *)last, gs_page, &in) == 0 && !(in & 1);
-}
-
-void gs_prefault_now(const void *lo, const void *hi)
-{
-    uintptr_t a = gs_page_down((uintptr_t)lo), b = gs_page_up((uintptr_t)hi);
-    syscall(SYS_madvise, (void *)a, b - a, MADV_POPULATE_WRITE);
-}
-
 /* A forked child has no such thread, nor needs the parent's descriptor; it starts one if it copies. */
 static void gs_prefault_child(void)
 {

@@ -2,8 +2,6 @@
  * malloc, one column per ?copy call, and every first write to a page of it is a page fault taken inside the
  * copy, on each of the team's threads at once: at n = 8192 a fifth of the copies' time.  A thread of this
  * module faults the pages that the run's next calls will write in (MADV_POPULATE_WRITE) while the copies run.
- * The scatters back go into the result, fresh from malloc too, and the first one's elements fall on every
- * page of it: the copy's pieces fault their parts in first, on the team's threads (gs_prefault_now).
  * That leaves the memory's contents as they were, so it is done only in private writable mappings, where
  * nothing but the process sees its pages (a shared one would be marked dirty). */
 #ifndef GS_PREFAULT_H
@@ -19,13 +17,5 @@
  * faulted in by the module's thread, started at the first such call, while the caller returns.  Does nothing
  * where the kernel cannot say what the mapping is (PROCMAP_QUERY, Linux 6.11). */
 GS_HIDDEN void gs_prefault_after(const void *end);
-
-/* Whether [lo, hi) is in one private writable mapping and its last page not yet faulted in: memory fresh from
- * malloc, or from mmap, that nothing has written yet.  A system call or two. */
-GS_HIDDEN bool gs_prefault_fresh(const void *lo, const void *hi);
-
-/* Faults in the pages of [lo, hi) now, on the calling thread, after gs_prefault_fresh said yes for a range
- * around it. */
-GS_HIDDEN void gs_prefault_now(const void *lo, const void *hi);
 
 #endif

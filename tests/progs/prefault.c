@@ -3,10 +3,7 @@
  * never in a shared one, and their contents stay as they were in both.  Prints one line per kind of mapping:
  * "prefault MAPPING: pages ahead resident R of P, contents unchanged yes|no, results equal yes|no", after
  * one that says whether the kernel has what the shim needs.  Without the shim nothing faults the pages ahead
- * in (R = 0), which is the control that the count can tell.  Then the scatters back (incy = n) into fresh
- * memory: under the shim the first one faults in every page of the result in a private mapping, not only
- * the quarter its elements fall on; "prefault scatter MAPPING: pages resident after the first copy R of P,
- * contents unchanged yes|no, results equal yes|no". */
+ * in (R = 0), which is the control that the count can tell. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,39 +60,6 @@ static void one(const char *what, int flags, const double *a, int wait_for)
     munmap(m, total);
 }
 
-/* The scatters of b (a's transpose) into a result between two pages of the program's data; R counts the
- * pages from the result's first element to its last. */
-static void scatter(const char *what, int flags, const double *a, const double *b)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), out = (size_t)N * N * sizeof(double), total = out + 2 * page;
-    unsigned char *m = mmap(NULL, total, PROT_READ | PROT_WRITE, flags | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        perror("mmap");
-        exit(2);
-    }
-    memset(m, 0x5a, page);
-    memset(m + page + out, 0x5a, page);
-    double *c = (double *)(void *)(m + page);
-    int n = N, one = 1;
-    dcopy_(&n, b, &one, c, &n);
-    size_t pages = ((size_t)(N - 1) * N * sizeof(double)) / page + 1, r = 0;
-    unsigned char *v = malloc(pages);
-    if (v && mincore(c, pages * page, v) == 0)
-        for (size_t i = 0; i < pages; i++)
-            r += v[i] & 1;
-    free(v);
-    for (int j = 1; j < N; j++)
-        dcopy_(&n, b + (size_t)j * N, &one, c + j, &n);
-    int same = 1, equal = 1;
-    for (size_t i = 0; i < page; i++)
-        same &= m[i] == 0x5a && m[page + out + i] == 0x5a;
-    for (size_t i = 0; i < (size_t)N * N; i++)
-        equal &= c[i] == a[i];
-    printf("prefault scatter %s: pages resident after the first copy %zu of %zu, contents unchanged %s, results "
-           "equal %s\n", what, r, pages, same ? "yes" : "no", equal ? "yes" : "no");
-    munmap(m, total);
-}
-
 /* Whether the kernel answers PROCMAP_QUERY (Linux 6.11), which the shim needs for this: the first 8 bytes of
  * its argument are the argument's size; 104 bytes, _IOWR('f', 17, ...). */
 static int procmap_query(void)
@@ -116,12 +80,6 @@ int main(int argc, char **argv)
     int expect = argc > 1 && strcmp(argv[1], "--expect") == 0;
     one("private", MAP_PRIVATE, a, expect);
     one("shared", MAP_SHARED, a, 0);
-    double *b = malloc((size_t)N * N * sizeof(double));
-    for (size_t j = 0; j < N; j++)
-        for (size_t i = 0; i < N; i++)
-            b[j * N + i] = a[i * N + j];
-    scatter("private", MAP_PRIVATE, a, b);
-    scatter("shared", MAP_SHARED, a, b);
-    free(a), free(b);
+    free(a);
     return 0;
 }
