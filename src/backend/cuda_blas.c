@@ -4,12 +4,14 @@
  * through cuSOLVER (cuda_lapack.c). */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "backend/cuda_cublas.h"
 #include "backend/cuda_fft.h"
 #include "backend/cuda_gemm.h"
 #include "backend/cuda_lapack.h"
 #include "backend/cuda_solver.h"
+#include "backend/cuda_split.h"
 
 /* "NAME, device N, PCI P, M MiB, CUDA runtime R, driver CUDA D" (P kept in gs.gpu_pci): the name from the
  * driver's cuDeviceGetName (the runtime loaded libcuda), which a stand-in without a driver lacks. */
@@ -44,20 +46,37 @@ static void gs_cuda_describe(char *out, size_t n)
              gs.gpu_pci[0] ? ", PCI " : "", gs.gpu_pci, size, rt, dv);
 }
 
-/* One device today: slot 0, on the device GPUSHIM_DEVICE names (dispatch/gpu.c gives every call slot 0). */
+/* Slot 0, on the device GPUSHIM_DEVICE names or the first of GPUSHIM_DEVICES, and a slot for each other
+ * device of that list; a device that cannot be brought up is left out with a notice, and the ones after it. */
 static int gs_cuda_up(char *why, size_t n, int (*step)(void))
 {
-    if (gs_cuda_load(why, n, step) != GS_OK)
+    int ordinal[GS_DEVICES_MAX], want;
+    if (gs_cuda_load(why, n, step) != GS_OK || (want = gs_device_list(gs_cuda.ndevices, ordinal, why, n)) == 0)
         return GS_ENODEV;
     gs_call_t c = {.why = "", .dev = 0};
     gs_current_t was; /* the bring-up may run on a program's thread */
     gs_current_save(&was);
-    int rc = gs_device_start(&c, 0, gs.opt.device);
+    int rc = gs_device_start(&c, 0, ordinal[0]);
     if (rc != GS_OK) {
         snprintf(why, n, "%s", c.why);
     } else if ((rc = gs_cuda_step(step, why, n)) == GS_OK) {
         gs_xfer_start(0);
+        gs_ndevices = 1;
+        for (int s = 1; s < want; s++) {
+            gs_call_t cs = {.why = "", .dev = (uint8_t)s};
+            if (gs_device_start(&cs, s, ordinal[s]) != GS_OK) {
+                gs_msg("GPUSHIM_DEVICES: device %d could not be brought up (%s): it is not used, nor the ones "
+                       "after it", ordinal[s], cs.why);
+                break;
+            }
+            gs_xfer_start(s);
+            gs_ndevices++;
+        }
+        gs_cuda.cudaSetDevice(ordinal[0]);
         gs_cuda_describe(why, n);
+        size_t len = strlen(why);
+        if (gs_ndevices > 1 && len < n)
+            snprintf(why + len, n - len, "; and %d more devices for large GEMMs", gs_ndevices - 1);
     }
     gs_current_restore(&was);
     return rc == GS_OK ? GS_OK : GS_ENODEV;
@@ -117,7 +136,8 @@ static int gs_cuda_blas_body(gs_call_t *c, const void *arg, const gs_operand_t *
 /* Every BLAS routine on the GPU. */
 static int gs_cuda_blas(gs_call_t *c, const void *args, const gs_operands_t *o)
 {
-    return gs_cuda_run(c, o, gs_cuda_blas_body, args);
+    int parts = gs_split_parts(args);
+    return parts > 1 ? gs_split_run(c, args, o, gs_cuda_blas_body, parts) : gs_cuda_run(c, o, gs_cuda_blas_body, args);
 }
 
 const gs_backend_t gs_cuda_backend = {

@@ -6,6 +6,7 @@
 
 #include "backend/cuda_cublas.h"
 #include "backend/cuda_gemm.h"
+#include "backend/cuda_split.h"
 
 typedef struct {
     const gs_blas_t *p;
@@ -158,6 +159,8 @@ static int gs_gemm_resident(gs_call_t *c, gs_gemm_t *g)
     if (stream_out)
         return GS_OK;
     GS_CUDA(c, cudaStreamSynchronize, (gs_dev(c)->stream));
+    if ((rc = gs_split_computed(c)) != GS_OK)
+        return rc;
     gs_block_t whole = gs_gemm_block(g, g->p->c, g->p->ldc, 0, 0, g->p->m, g->p->n, g->dc, g->p->m, true);
     return gs_xfer_get(c, &g->job, &whole.h, whole.dev, (size_t)whole.ld * g->es);
 }

@@ -103,6 +103,14 @@ GS_HIDDEN int gs_routine_find(const char *name);
 
 typedef enum { GS_OFFLOAD_AUTO, GS_OFFLOAD_ALWAYS, GS_OFFLOAD_NEVER } gs_offload_t;
 
+/* GPUSHIM_DEVICES: CUDA ordinals, each once, or every device there is. */
+#define GS_DEVLIST_MAX 16
+typedef struct {
+    int n;                       /* ordinals listed; 0: unset (or all) */
+    bool all;
+    int ordinal[GS_DEVLIST_MAX];
+} gs_devlist_t;
+
 /* Every environment variable gpushim reads, read once at initialisation.  Per-routine thresholds
  * (GPUSHIM_MIN_FLOPS_<ROUTINE>) are read by the policy module from the routine table. */
 typedef struct {
@@ -115,6 +123,7 @@ typedef struct {
     double min_flops;        /* GPUSHIM_MIN_FLOPS: threshold for every routine, or < 0 when unset */
     const char *cuda_libdir; /* GPUSHIM_CUDA_LIBDIR: load CUDA libraries from this folder only, or NULL */
     int device;              /* GPUSHIM_DEVICE: CUDA device ordinal */
+    gs_devlist_t devices;    /* GPUSHIM_DEVICES: the devices one call may split across; none: GPUSHIM_DEVICE */
     int copy_threads;        /* GPUSHIM_COPY_THREADS: host threads that copy to and from staging; 0: automatic */
     double pinned;           /* GPUSHIM_PINNED: bytes of pinned host memory held for staging */
     double device_memory;    /* GPUSHIM_DEVICE_MEMORY: most device bytes one call uses, or < 0 when unset */
@@ -244,6 +253,8 @@ GS_HIDDEN void gs_life_run(gs_life_t when);
 
 typedef enum { GS_WHERE_CPU, GS_WHERE_GPU } gs_where_t;
 
+typedef struct gs_part gs_part_t;
+
 typedef struct {
     uint16_t entry;      /* gs_entry_t */
     uint16_t routine;    /* gs_routine_t */
@@ -277,6 +288,7 @@ typedef struct {
     uint64_t t_pred;      /* when the model weighed the call with its history on; 0: nothing to note */
     void (*after)(int);   /* called with after_arg once the call is done (a bring-up to start), or NULL */
     int after_arg;
+    struct gs_part *part; /* the part of a call split across devices this is (backend/cuda_split.c), or NULL */
 } gs_call_t;
 
 /* Depth of the calling thread inside the CPU library (see call.c). */
@@ -317,6 +329,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->pred_wait = 0;
     c->t_pred = 0;
     c->after = NULL;
+    c->part = NULL;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
         c->t0 = gs_now_ns();

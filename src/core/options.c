@@ -10,7 +10,7 @@
 
 #include "core/gs.h"
 
-typedef enum { GS_OPT_BOOL, GS_OPT_CHOICE, GS_OPT_NUMBER, GS_OPT_INT, GS_OPT_PATH } gs_opt_kind_t;
+typedef enum { GS_OPT_BOOL, GS_OPT_CHOICE, GS_OPT_NUMBER, GS_OPT_INT, GS_OPT_PATH, GS_OPT_DEVICES } gs_opt_kind_t;
 
 typedef struct {
     const char *name;
@@ -31,6 +31,7 @@ static const gs_option_desc_t gs_option_table[] = {
     {"GPUSHIM_MIN_FLOPS", GS_OPT_NUMBER, GS_OFF(min_flops), NULL, NULL},
     {"GPUSHIM_CUDA_LIBDIR", GS_OPT_PATH, GS_OFF(cuda_libdir), NULL, NULL},
     {"GPUSHIM_DEVICE", GS_OPT_INT, GS_OFF(device), NULL, NULL},
+    {"GPUSHIM_DEVICES", GS_OPT_DEVICES, GS_OFF(devices), NULL, NULL},
     {"GPUSHIM_COPY_THREADS", GS_OPT_INT, GS_OFF(copy_threads), NULL, NULL},
     {"GPUSHIM_PINNED", GS_OPT_NUMBER, GS_OFF(pinned), NULL, NULL},
     {"GPUSHIM_DEVICE_MEMORY", GS_OPT_NUMBER, GS_OFF(device_memory), NULL, NULL},
@@ -103,6 +104,32 @@ static int gs_parse_int(const char *s, int *out)
     return GS_OK;
 }
 
+/* "all", or ordinals separated by commas, each once. */
+static int gs_parse_devices(const char *s, gs_devlist_t *out)
+{
+    gs_devlist_t d = {0};
+    if (strcasecmp(s, "all") == 0) {
+        d.all = true;
+        return *out = d, GS_OK;
+    }
+    for (const char *p = s;; p++) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || *p == '-' || *p == '+' || errno || v > 1 << 20 || d.n == GS_DEVLIST_MAX ||
+            (*end && *end != ','))
+            return GS_EINVAL;
+        for (int i = 0; i < d.n; i++)
+            if (d.ordinal[i] == v)
+                return GS_EINVAL;
+        d.ordinal[d.n++] = (int)v;
+        if (!*end)
+            break;
+        p = end;
+    }
+    return *out = d, GS_OK;
+}
+
 static void gs_option_set(gs_options_t *o, size_t i, const char *s)
 {
     const gs_option_desc_t *d = &gs_option_table[i];
@@ -125,6 +152,10 @@ static void gs_option_set(gs_options_t *o, size_t i, const char *s)
     case GS_OPT_INT:
         rc = gs_parse_int(s, field);
         accepted = "an integer of 0 or more";
+        break;
+    case GS_OPT_DEVICES:
+        rc = gs_parse_devices(s, field);
+        accepted = "all, or device ordinals separated by commas, each once (at most 16)";
         break;
     case GS_OPT_PATH:
         if (*s == 0) /* set but empty: same as unset */

@@ -169,12 +169,6 @@ int gs_cuda_load(char *why, size_t n, int (*step)(void))
     int count = 0;
     if (gs_cuda_load_runtime(&count, why, n) != GS_OK || gs_cuda_step(step, why, n) != GS_OK)
         return GS_ENODEV;
-    if (gs.opt.device >= count) {
-        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-        snprintf(why, n, "GPUSHIM_DEVICE=%d, but there are only %d devices%s%s%s", gs.opt.device, count,
-                 visible ? " (CUDA_VISIBLE_DEVICES='" : "", visible ? visible : "", visible ? "')" : "");
-        return GS_ENODEV;
-    }
     gs_cuda.ndevices = count;
     void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
     if (drv) { /* loaded already, by the runtime: this reference lasts as long as the process */

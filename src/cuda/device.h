@@ -1,6 +1,7 @@
 /* The state of each device gpushim uses: one slot per device in gs_devices, indexed by the call's c->dev, so
- * that several GPUs need no new structure.  One slot is used today: slot 0, on the device that GPUSHIM_DEVICE
- * names.  The functions of the CUDA libraries are the process's (cudalib.h). */
+ * that several GPUs need no new structure.  Slot 0 is the device GPUSHIM_DEVICE names, or the first of
+ * GPUSHIM_DEVICES; the others of GPUSHIM_DEVICES follow, in its order.  The functions of the CUDA libraries
+ * are the process's (cudalib.h). */
 #ifndef GS_DEVICE_H
 #define GS_DEVICE_H
 
@@ -38,6 +39,14 @@ typedef struct {
 } gs_device_t;
 
 GS_HIDDEN extern gs_device_t gs_devices[GS_DEVICES_MAX];
+/* Slots up: 1 once the GPU is up, more with GPUSHIM_DEVICES.  Written at bring-up, before the GPU is marked
+ * up, and only lowered after. */
+GS_HIDDEN extern int gs_ndevices;
+
+/* The ordinals of the slots to bring up, in slot order, out of count devices: GPUSHIM_DEVICES's that exist
+ * (a notice names each that does not), every device for "all", else GPUSHIM_DEVICE's.  Their number; 0 with
+ * the reason in why when none is left. */
+GS_HIDDEN int gs_device_list(int count, int *ordinal, char *why, size_t n);
 
 /* The device of a call on the GPU path (c->dev, set by the GPU's bring-up). */
 static inline gs_device_t *gs_dev(const gs_call_t *c) { return &gs_devices[c->dev]; }

@@ -16,6 +16,7 @@ enum { S, D, C, Z };
 
 struct cublasContext {
     int magic;
+    int dev; /* the device current at cublasCreate, which every call on the handle must have current */
     cudaStream_t stream;
 };
 
@@ -90,6 +91,8 @@ static int handle_ok(cublasHandle_t h) { return h && h->magic == 0xb1a5; }
 #define BEGIN(fn) \
     if (!handle_ok(h)) \
         return CUBLAS_STATUS_NOT_INITIALIZED; \
+    if (h->dev != standin_current_device()) \
+        standin_violation(fn, "a handle of another device than the current one"); \
     if (standin_fail(fn)) \
         return CUBLAS_STATUS_EXECUTION_FAILED; \
     standin_count_blas();
@@ -100,6 +103,7 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t *h)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     *h = calloc(1, sizeof **h);
     (*h)->magic = 0xb1a5;
+    (*h)->dev = standin_current_device();
     return CUBLAS_STATUS_SUCCESS;
 }
 

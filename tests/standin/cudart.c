@@ -49,6 +49,7 @@ typedef struct op {
 
 struct CUstream_st {
     int magic;
+    int dev;           /* the device current when it was made: work on it must be made with that one current */
     op_t *head, *tail; /* FIFO of queued operations */
 };
 
@@ -64,6 +65,7 @@ static struct {
     struct {
         char *p;
         size_t size;
+        int dev; /* the device current at cudaMalloc: only work on that device may use it */
     } allocs[MAX_ALLOCS];
     size_t used;
     struct {
@@ -96,6 +98,7 @@ static struct {
     atomic_ulong pinned_max, pinned_allocs, registers, pageable_copies, async_copies, events_n, ops_run,
         pending_max, discarded;
     atomic_ulong fft_plans, fft_execs;
+    atomic_ulong blas_by_dev[4]; /* library calls made with device 0..3 current (the last: 3 and up) */
     atomic_long fft_live;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -217,7 +220,15 @@ cudaError_t cudaGetLastError(void) { return standin_take_last_error() ? cudaErro
 
 void standin_violation(const char *fn, const char *what) { violation("%s: %s", fn, what); }
 
-void standin_count_blas(void) { S.blas_calls++; }
+static _Thread_local int current_device; /* per thread, as the runtime's */
+
+void standin_count_blas(void)
+{
+    S.blas_calls++;
+    S.blas_by_dev[current_device < 3 ? current_device : 3]++;
+}
+
+int standin_current_device(void) { return current_device; }
 
 void standin_count_fft(enum standin_fft_event e)
 {
@@ -277,11 +288,17 @@ static int is_pinned(const void *p, size_t bytes)
     return 0;
 }
 
+/* Device memory of the device current now: with several devices, each pointer belongs to one. */
 static int check_device_locked(const void *p, size_t bytes, const char *fn, const char *what)
 {
-    if (find_alloc(p, bytes) >= 0)
+    int i = find_alloc(p, bytes);
+    if (i >= 0 && S.allocs[i].dev == current_device)
         return 0;
-    violation("%s: %s is not device memory from cudaMalloc (or runs past its end)", fn, what);
+    if (i >= 0)
+        violation("%s: %s is device %d's memory, used with device %d current", fn, what, S.allocs[i].dev,
+                  current_device);
+    else
+        violation("%s: %s is not device memory from cudaMalloc (or runs past its end)", fn, what);
     return -1;
 }
 
@@ -326,6 +343,17 @@ static int bad_stream(cudaStream_t s, const char *fn)
     if (!s || stream_ok(s))
         return 0;
     violation("%s: %p is not a live stream from cudaStreamCreateWithFlags", fn, (void *)s);
+    return 1;
+}
+
+/* Work queued on a live stream (copies, library calls) is made with the stream's device current. */
+static int bad_work_stream(cudaStream_t s, const char *fn)
+{
+    if (bad_stream(s, fn))
+        return 1;
+    if (!s || s->dev == current_device)
+        return 0;
+    violation("%s: work on a stream of device %d with device %d current", fn, s->dev, current_device);
     return 1;
 }
 
@@ -491,7 +519,7 @@ static void push(struct CUstream_st *s, op_t *o)
 int standin_enqueue(cudaStream_t s, void (*run)(void *arg), const void *arg, size_t size)
 {
     lock();
-    int rc = bad_stream(s, "standin_enqueue (a cuBLAS, cuSOLVER or cuFFT call on its handle's stream)") ? -1 : 0;
+    int rc = bad_work_stream(s, "standin_enqueue (a cuBLAS, cuSOLVER or cuFFT call on its handle's stream)") ? -1 : 0;
     if (rc == 0 && !s) {
         drain_all();
         run((void *)arg);
@@ -545,11 +573,13 @@ __attribute__((destructor)) static void report(void)
             "pid=%d h2d_bytes=%lu d2h_bytes=%lu h2d_copies=%lu d2h_copies=%lu allocs=%lu frees=%lu live=%lu "
             "blas_calls=%lu pinned_max=%lu pinned_allocs=%lu pinned_live=%lu registers=%lu registered_live=%lu "
             "pageable_copies=%lu async_copies=%lu events=%lu ops_run=%lu pending_max=%lu unfinished=%lu "
-            "discarded=%lu seed=%lu fft_plans=%lu fft_execs=%lu fft_live=%ld fds=%ld threads=%ld violations=%lu\n",
+            "discarded=%lu seed=%lu fft_plans=%lu fft_execs=%lu fft_live=%ld fds=%ld threads=%ld "
+            "blas_by_dev=%lu/%lu/%lu/%lu violations=%lu\n",
             (int)getpid(), S.h2d_bytes, S.d2h_bytes, S.h2d_copies, S.d2h_copies, S.allocs_n, S.frees_n, live,
             S.blas_calls, S.pinned_max, S.pinned_allocs, pinned_live, S.registers, registered_live,
             S.pageable_copies, S.async_copies, S.events_n, S.ops_run, S.pending_max, S.pending, S.discarded,
-            S.seed, S.fft_plans, S.fft_execs, S.fft_live, fds, threads, S.violations);
+            S.seed, S.fft_plans, S.fft_execs, S.fft_live, fds, threads, S.blas_by_dev[0], S.blas_by_dev[1],
+            S.blas_by_dev[2], S.blas_by_dev[3], S.violations);
     fclose(f);
 }
 
@@ -630,8 +660,6 @@ static cudaError_t devices(int *count)
         *count = 0;
     return *count ? cudaSuccess : cudaErrorNoDevice;
 }
-
-static _Thread_local int current_device; /* per thread, as the runtime's */
 
 /* The device's PCI address: a physical device's, that of the CUDA_VISIBLE_DEVICES entry the ordinal names (its
  * number, where the entry is one), so that ranks bound to different entries see different GPUs. */
@@ -746,6 +774,7 @@ cudaError_t cudaMalloc(void **p, size_t size)
                 memset(m, 0xff, size);
                 S.allocs[i].p = m;
                 S.allocs[i].size = size;
+                S.allocs[i].dev = current_device;
                 S.used += size;
                 S.allocs_n++;
                 *p = m;
@@ -892,7 +921,7 @@ cudaError_t cudaHostUnregister(void *p)
 static cudaError_t copy_locked(const char *fn, void *dst, size_t dpitch, const void *src, size_t spitch,
                                size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    if (bad_stream(stream, fn))
+    if (bad_work_stream(stream, fn))
         return cudaErrorInvalidResourceHandle;
     if (height == 0 || width == 0)
         return cudaSuccess;
@@ -1004,6 +1033,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
     if (S.nstreams < MAX_STREAMS) {
         struct CUstream_st *s = &S.streams[S.nstreams++];
         s->magic = STREAM_LIVE;
+        s->dev = current_device;
         *stream = s;
         rc = cudaSuccess;
     }

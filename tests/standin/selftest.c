@@ -623,6 +623,45 @@ static int forked(void)
     return failures != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0;
 }
 
+/* ---- scenario "devices": two devices, each allocation, stream and handle its own ------------------------ */
+
+/* Under GS_STANDIN_DEVICES=2: work made with the device its memory, stream or handle belongs to is accepted;
+ * the same with the other device current is a violation, one per misuse. */
+static int devices(void)
+{
+    int n = 0;
+    OK(cudaGetDeviceCount(&n));
+    CHECK(n == 2, "%d devices, expected 2", n);
+    double h[N * N], *d0 = NULL, *d1 = NULL;
+    fill(h, 1);
+    OK(cudaSetDevice(1));
+    OK(cudaMalloc((void **)&d1, BYTES));
+    cudaStream_t s1 = stream();
+    cublasHandle_t h1;
+    OK(cublasCreate_v2(&h1));
+    OK(cublasSetStream_v2(h1, s1));
+    OK(cudaMemcpy2DAsync(d1, 8 * N, h, 8 * N, 8 * N, N, cudaMemcpyHostToDevice, s1));
+    double one = 1, zero = 0;
+    OK(cublasDgemm_v2_64(h1, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, d1, N, d1, N, &zero, d1, N));
+    OK(cudaStreamSynchronize(s1));
+    CHECK(standin_violations() == 0, "%lu violations on device 1's own work", standin_violations());
+    OK(cudaSetDevice(0));
+    OK(cudaMalloc((void **)&d0, BYTES));
+    cudaMemcpy2DAsync(d1, 8 * N, h, 8 * N, 8 * N, N, cudaMemcpyHostToDevice, s1);   /* s1 with device 0 current */
+    CHECK(standin_violations() == 1, "a copy on device 1's stream with device 0 current: %lu violations",
+          standin_violations());
+    cudaMemcpy2DAsync(d1, 8 * N, h, 8 * N, 8 * N, N, cudaMemcpyHostToDevice, NULL);  /* device 1's memory */
+    CHECK(standin_violations() == 2, "a copy into device 1's memory with device 0 current: %lu violations",
+          standin_violations());
+    OK(cudaSetDevice(1));
+    cublasDgemm_v2_64(h1, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, d0, N, d1, N, &zero, d1, N); /* d0: device 0's */
+    CHECK(standin_violations() == 3, "device 0's memory in device 1's GEMM: %lu violations", standin_violations());
+    OK(cudaStreamSynchronize(s1));
+    OK(cudaFree(d0));
+    OK(cudaFree(d1));
+    return failures != 0;
+}
+
 /* ---- scenario "fft": cuFFT's transforms against a naive DFT, its checks and its report --------------- */
 
 static cudaStream_t fft_idle; /* nothing is ever queued here: copies through it run at once */
@@ -1156,6 +1195,10 @@ static int driver(void)
         if (strcmp(fft_keys[i], "live") != 0)
             expect_field(fft_keys[i]);
 
+    CHECK(run("devices", "", 1, "GS_STANDIN_DEVICES=2") == 0, "scenario devices failed");
+    CHECK(field("pid=", "violations", 0) == 3, "scenario devices: %ld violations, expected 3",
+          field("pid=", "violations", 0));
+
     CHECK(run("fork", "", 1, NULL) == 0, "scenario fork failed");
     long parent = field("pid=", "violations", 1), child = field("pid=", "violations", 0);
     CHECK(child == 1 && parent == 0, "fork: child violations %ld (want 1), parent %ld (want 0)", child, parent);
@@ -1187,10 +1230,12 @@ int main(int argc, char **argv)
         return forked();
     if (!strcmp(mode, "fft"))
         return fft();
+    if (!strcmp(mode, "devices"))
+        return devices();
     if (!strcmp(mode, "fftfault"))
         return fftfault();
-    fprintf(stderr, "usage: %s [basic | hazard wait|nowait | capture | fault | bound | threads [noreuse|nowait] | fork | fft | "
-            "fftfault]\n",
+    fprintf(stderr, "usage: %s [basic | hazard wait|nowait | capture | fault | bound | threads [noreuse|nowait] | "
+            "fork | fft | fftfault | devices]\n",
             argv[0]);
     return 2;
 }

@@ -24,7 +24,9 @@
  *   GS_STANDIN_FAIL=F[:N],…   make function F fail on its N-th call (every call when N is 0 or absent)
  *   GS_STANDIN_CALLS=FILE     append "NAME COUNT" at exit for every function that can be failed and was called
  *   GS_STANDIN_STICKY=1       after an injected failure every later call fails too (a lost device)
- *   GS_STANDIN_DEVICES=N      devices reported (default 1; 0 gives cudaErrorNoDevice)
+ *   GS_STANDIN_DEVICES=N      devices reported (default 1; 0 gives cudaErrorNoDevice).  Each allocation and
+ *                             stream belongs to the device current when it was made, and is only accepted
+ *                             with that device current; the report's blas_by_dev counts library calls by it
  *   GS_STANDIN_DRIVER=V       the driver's CUDA version (default the runtime's: 13000, or 12080 for the CUDA 12
  *                             build); 0 is no driver, and a major version below the runtime's is refused, as the
  *                             real runtime does; CUDA_VISIBLE_DEVICES empty or negative hides every device
@@ -40,7 +42,8 @@
 
 struct CUstream_st;
 
-/* 0 when [p, p + bytes) lies inside one live allocation; otherwise records a violation naming fn and what. */
+/* 0 when [p, p + bytes) lies inside one live allocation of the device current; otherwise records a violation
+ * naming fn and what. */
 int standin_check_device(const void *p, size_t bytes, const char *fn, const char *what);
 /* 0 when p is not device memory (a host pointer); otherwise records a violation. */
 int standin_check_host(const void *p, const char *fn, const char *what);
@@ -50,8 +53,10 @@ int standin_fail(const char *fn);
 int standin_take_last_error(void);
 /* Records a violation: fn did something a real CUDA library would not accept. */
 void standin_violation(const char *fn, const char *what);
-/* Counts one library call for the report. */
+/* Counts one library call for the report, by the device current (blas_by_dev). */
 void standin_count_blas(void);
+/* The calling thread's current device (cudaSetDevice). */
+int standin_current_device(void);
 /* Counts a cuFFT event for the report: a handle made by cufftCreate (fft_live + 1) or destroyed (fft_live - 1),
  * a plan made by cufftMakePlanMany64 (fft_plans + 1), an execute queued (fft_execs + 1). */
 enum standin_fft_event { STANDIN_FFT_CREATE, STANDIN_FFT_DESTROY, STANDIN_FFT_PLAN, STANDIN_FFT_EXEC };

@@ -1,0 +1,22 @@
+/* One GEMM split across several devices (GPUSHIM_DEVICES): blocks of C on the device slots that are up, each
+ * with its own streams, staging and cache (cuda_split.c). */
+#ifndef GS_CUDA_SPLIT_H
+#define GS_CUDA_SPLIT_H
+
+#include "backend/cuda_call.h"
+#include "families/blas/blas.h"
+
+/* The parts a call is split into: 1 (not split) unless it is a GEMM, more than one slot is up, and each part
+ * would have at least 2048 of C's columns (or rows).  At most the slots up. */
+GS_HIDDEN int gs_split_parts(const gs_blas_t *p);
+
+/* Runs the call in parts (2 or more, from gs_split_parts), each on its slot, body on each (cuda_call.h), and
+ * returns once all are done: 0, or the first part's failure, with its reason in c->why. */
+GS_HIDDEN int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cuda_body_fn *body,
+                           int parts);
+
+/* In a part, before it writes C: waits until every part has computed its block; 0, or GS_EGPU when another
+ * part failed (then nothing is written).  0 at once in a call that is not split. */
+GS_HIDDEN int gs_split_computed(gs_call_t *c);
+
+#endif

@@ -1,0 +1,87 @@
+# Several devices in one process (GPUSHIM_DEVICES, issue 25), on the stand-in pretending to be 2 and 4 devices,
+# which accepts each allocation, stream and cuBLAS handle only with its own device current: GEMMs split by
+# columns and by rows (tests/progs/devices.c) equal the CPU library's, each listed device gets its part, and
+# a device left unlisted none; GPUSHIM_DEVICE alone, or GPUSHIM_DEVICES=0, is the one device of before;
+# a failure in a part finishes the call on the CPU with the same results; bad values give one clear line.
+. "$(dirname "$0")/lib.sh"
+
+$T/devices $W/ref.bin
+# run NAME DEVICES-PRESENT [VAR=VALUE...]: the program forced onto the GPU; its results, log and stderr in $W.
+run() {
+    name=$1 present=$2
+    shift 2
+    standin_reset
+    rm -f $W/$name.log
+    shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=$present GPUSHIM_LOG=$W/$name.log "$@" $T/devices $W/$name.bin \
+        2>$W/$name.err
+}
+same() { $T/blas_cmp $W/ref.bin $W/$1.bin >$W/$1.cmp 2>&1; }
+# used: the stand-in's library calls by device 0/1/2/3, then its violations (one process's report).
+used() { echo "$(sed -n 's/.* blas_by_dev=\([0-9/]*\) .*/\1/p' "$REPORT" | head -n 1)/$(standin violations)"; }
+# split NAME BY-DEVICE/VIOLATIONS: the run's results equal, its calls by device as given.
+split() { same $1 && [ "$(used)" = $2 ]; }
+
+run one 2
+check "2 devices, GPUSHIM_DEVICES unset: results equal, every call on device 0 (by device/violations: $(used))" \
+    split one 74/0/0/0/0
+run zero 2 GPUSHIM_DEVICES=0
+check "GPUSHIM_DEVICES=0: the same as unset ($(used))" split zero 74/0/0/0/0
+run two 2 GPUSHIM_DEVICES=0,1
+check "GPUSHIM_DEVICES=0,1: results equal, split between both ($(used))" split two 63/62/0/0/0
+check "GPUSHIM_DEVICES=0,1: every call logged on the GPU, the bring-up names 1 more device" \
+    sh -c "[ $(count $W/two.log -- where=gpu) = 19 ] && grep -q 'and 1 more devices for large GEMMs' $W/two.log"
+run four 4 GPUSHIM_DEVICES=all
+# (4099 columns make two parts of at least 2048, 6151 rows three: device 3 has nothing to do)
+check "GPUSHIM_DEVICES=all, 4 devices: results equal, parts on devices 0 to 2 ($(used))" split four 55/54/24/0/0
+run order 4 GPUSHIM_DEVICES=3,1
+check "GPUSHIM_DEVICES=3,1: results equal, the parts on devices 3 and 1 only ($(used))" split order 0/62/0/63/0
+
+# Operands used again, changed in place between calls (tests/progs/devices.c's again): the residency cache keeps
+# A (every part's) and each part's block of B on each device, and uses none after it changed.  Hits by round:
+# one device 0 0 2 1 1 (A and B; B after A changed; A after B changed); two devices each of those on both,
+# but B's second part after it changed: 0 0 4 2 3.
+$T/devices $W/again-ref.bin again
+hits() { $PY - "$1" <<'PYEOF'
+import json, sys
+print(" ".join(str(r["cache_hits"]) for r in map(json.loads, open(sys.argv[1])) if r.get("routine") == "dgemm"))
+PYEOF
+}
+again_ok() { $T/blas_cmp $W/again-ref.bin $W/again.bin >$W/again.cmp 2>&1 && [ "$(hits $W/again.log)" = "$1" ] &&
+    [ "$(standin violations)" = 0 ]; }
+for d in 0 0,1; do
+    standin_reset
+    rm -f $W/again.log
+    shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=2 GPUSHIM_DEVICES=$d GPUSHIM_LOG=$W/again.log $T/devices \
+        $W/again.bin again
+    want="0 0 2 1 1"
+    [ $d = 0,1 ] && want="0 0 4 2 3"
+    check "GPUSHIM_DEVICES=$d, operands cached and changed in place: results equal, cache hits by round $want" \
+        again_ok "$want"
+done
+
+# A part that fails: the whole call is done again by the CPU library (C untouched when beta != 0), and logged;
+# a failure on another device than slot 0's ends the splitting, with a notice.
+failed_once() { same fault && [ "$(count $W/fault.log -- where=cpu 'why=gpu error*device slot*')" = 1 ] &&
+    [ "$(standin violations)" = 0 ]; }
+for f in cudaMemcpy2DAsync:40 cublasDgemm_v2_64:5 cudaStreamSynchronize:4; do
+    run fault 2 GPUSHIM_DEVICES=0,1 GS_STANDIN_FAIL=$f
+    check "GPUSHIM_DEVICES=0,1, $f fails: results equal, one call on the CPU saying why, no violation" failed_once
+done
+
+# Bad values: one line naming the variable, and the program's results as before, on one device.
+one_line() { same bad && [ "$(grep -c "GPUSHIM_DEVICES='$1' is not valid" $W/bad.err)" = 1 ] &&
+    [ "$(grep -c . $W/bad.err)" = 1 ] && [ "$(used)" = 74/0/0/0/0 ]; }
+for v in 0,0 abc -1 0,,1 1, '' 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16; do
+    run bad 2 "GPUSHIM_DEVICES=$v"
+    check "GPUSHIM_DEVICES='$v': one line naming it, results equal, one device" one_line "$v"
+done
+run missing 2 GPUSHIM_DEVICES=0,5
+check "GPUSHIM_DEVICES=0,5 with 2 devices: a line says device 5 is not used; results equal on device 0" \
+    sh -c "grep -q 'GPUSHIM_DEVICES lists device 5, but there are only 2 devices' $W/missing.err"
+check "GPUSHIM_DEVICES=0,5 with 2 devices: results equal, every call on device 0" split missing 74/0/0/0/0
+run none 2 GPUSHIM_DEVICES=4,5
+check "GPUSHIM_DEVICES=4,5 with 2 devices: everything on the CPU, the notice names the variable" \
+    sh -c "grep -q 'GPUSHIM_DEVICES: none of its devices exists' $W/none.err &&
+           [ $(count $W/none.log -- where=gpu) = 0 ]"
+check "GPUSHIM_DEVICES=4,5 with 2 devices: results equal" same none
+finish
