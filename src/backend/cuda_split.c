@@ -42,12 +42,25 @@ struct gs_part {
 
 static atomic_bool gs_split_off;
 
-int gs_split_parts(const gs_blas_t *p)
+/* The parts of a GEMM whose C is m x n. */
+static int gs_split_count(int64_t m, int64_t n)
 {
-    if (p->op != GS_OP_gemm || gs_ndevices < 2 || atomic_load_explicit(&gs_split_off, memory_order_relaxed))
+    if (gs_ndevices < 2 || atomic_load_explicit(&gs_split_off, memory_order_relaxed))
         return 1;
-    int64_t dim = p->n >= p->m ? p->n : p->m, parts = dim / GS_SPLIT_MIN;
+    int64_t parts = (n >= m ? n : m) / GS_SPLIT_MIN;
     return parts < 2 ? 1 : parts < gs_ndevices ? (int)parts : gs_ndevices;
+}
+
+int gs_split_parts(const gs_blas_t *p) { return p->op == GS_OP_gemm ? gs_split_count(p->m, p->n) : 1; }
+
+void gs_split_traffic(const gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t)
+{
+    if (gs_routines[c->routine].op != GS_OP_gemm || o->n < 3)
+        return;
+    const gs_operand_t *out = &o->o[2], *whole = &o->o[out->cols >= out->rows ? 0 : 1];
+    int parts = gs_split_count(out->rows, out->cols);
+    if (parts > 1)
+        t->devices = parts, t->staged += (double)whole->rows * (double)whole->cols * (double)o->es * (parts - 1);
 }
 
 /* The part's arrival at a barrier: bound (its operands), or arrived (computed, or ended), each counted once;

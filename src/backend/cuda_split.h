@@ -10,6 +10,11 @@
  * would have at least 2048 of C's columns (or rows).  At most the slots up. */
 GS_HIDDEN int gs_split_parts(const gs_blas_t *p);
 
+/* What a split adds to a GEMM's traffic t: the devices that compute it, and the whole factor's copies to every
+ * device but the first, counted as staged (the policy charges them at one link's rate, host memory being
+ * shared by the links). */
+GS_HIDDEN void gs_split_traffic(const gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t);
+
 /* Runs the call in parts (2 or more, from gs_split_parts), each on its slot, body on each (cuda_call.h), and
  * returns once all are done: 0, or the first part's failure, with its reason in c->why. */
 GS_HIDDEN int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cuda_body_fn *body,

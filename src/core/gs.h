@@ -465,6 +465,7 @@ typedef struct {
     int again;
     double touched;  /* the operands' bytes, each once: what the CPU library reads and writes */
     double resident; /* bytes of the operands the cache holds, which it checks instead of copying */
+    int devices;     /* devices the computation is split across (GPUSHIM_DEVICES); 0 or 1: one */
 } gs_traffic_t;
 
 GS_HIDDEN extern gs_rule_t gs_rules[GS_NROUTINES];

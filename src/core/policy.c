@@ -282,7 +282,8 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     double cpu = r->cpu_us * 1e-6 + c->flops / gs_cpu_rate(c, r) + mem;
     /* Copies and computation overlap in GEMM's tiles (cuda_gemm.c), so the slower of the two counts; a routine
      * whose operands are copied whole before it computes (serial) adds them up. */
-    double invest, copy = gs_copy_s(r, t, &invest), compute = c->flops / (r->gpu_gflops * 1e9);
+    double invest, copy = gs_copy_s(r, t, &invest);
+    double compute = c->flops / (r->gpu_gflops * 1e9) / (t->devices > 1 ? t->devices : 1);
     double fixed = (r->latency_us + setup * r->setup_us) * 1e-6;
     double gpu = fixed + gs_copy_and_compute(r, copy, compute);
     /* The rates' seconds, times what calls of the same kind measured against them lately (history.c). */

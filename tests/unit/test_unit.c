@@ -265,6 +265,9 @@ START_TEST(test_policy_model)
         {GS_R_FFTWEXEC, 1e9, {.staged = 1e6}, 1, 0, 0, GS_WHERE_CPU, 2, 2.12},
         {GS_R_FFTWEXEC, 1e9, {.staged = 1e6}, 0.5, 0, 0, GS_WHERE_GPU, 2, 1.12},
         {GS_R_FFTWEXEC, 1e9, {.staged = 1e6}, 0, 0, 0, GS_WHERE_GPU, 2, 0.12},
+        /* 1e10 flops: 0.2 ms of arithmetic on one device, 0.1 on each of two (GPUSHIM_DEVICES) */
+        {GS_R_DGEMM, 1e10, {.staged = 1e6}, 0, 0, 0, GS_WHERE_GPU, 20, 0.3},
+        {GS_R_DGEMM, 1e10, {.staged = 1e6, .devices = 2}, 0, 0, 0, GS_WHERE_GPU, 20, 0.2},
         /* the bring-up still to come is predicted, but the call wants the GPU, which will be faster once up */
         {GS_R_FFTWEXEC, 1e9, {.staged = 1e6}, 0, 2e-3, 0, GS_WHERE_GPU, 2, 2.12},
     };
