@@ -11,12 +11,14 @@ P=$ROOT/build/bench/soak
 # which the residency cache keeps) with each call's arithmetic capped, FFTs up to 2^17 points.
 ARGS="--small 48 --large 300:800 --large-share 0.25 --repeat 0.5 --max-flops 3e7 --fft-small 3:9 --fft-large 12:17\
     --progress 4"
-# piece NAME SECONDS SEED VAR=VALUE...: the program under the shim, its log, output and stderr in $W/NAME.*
+# piece NAME CALLS SEED VAR=VALUE...: the program under the shim for CALLS generated calls (at most 300 s), its
+# log, output and stderr in $W/NAME.*.  By calls, not seconds: a seed's calls are then the same on a loaded
+# machine (a piece of 8 s beside other jobs made half its calls, and missed a routine).
 piece() {
-    name=$1 secs=$2 seed=$3
+    name=$1 calls=$2 seed=$3
     shift 3
     standin_reset
-    shim GPUSHIM_LOG=$W/$name.log "$@" $P "$secs" "$seed" $ARGS >$W/$name.out 2>$W/$name.err
+    shim GPUSHIM_LOG=$W/$name.log "$@" $P 300 "$seed" $ARGS --calls "$calls" >$W/$name.out 2>$W/$name.err
     echo $? >$W/$name.rc
     echo "$name: $(tail -n 1 $W/$name.out)"
 }
@@ -36,8 +38,9 @@ if missing or prog != log:
     sys.exit(f"never called: {missing}; differ: {sorted(k for k in set(prog) | set(log) if prog.get(k) != log.get(k))}")
 EOF
 }
-# Every call forced onto the GPU path (8 s), then the built-in policy (6 s).
-for run in "always 8 1 GPUSHIM_OFFLOAD=always" "default 6 2"; do
+# Every call forced onto the GPU path, then the built-in policy: 500 generated calls each (14 and 4 s here,
+# beside other jobs).
+for run in "always 500 1 GPUSHIM_OFFLOAD=always" "default 500 2"; do
     # shellcheck disable=SC2086
     set -- $run
     name=$1
@@ -61,7 +64,7 @@ check "always: cache hits ($(logsum cache_hits $W/always.log))" test "$(logsum c
 check "always: device memory read from the stand-in's runtime" test "$(field always dev_end_mb)" != n/a
 
 # The test of the test: every third call's output perturbed after the call, before its comparison.
-piece plant 3 3 GPUSHIM_OFFLOAD=always SOAK_PLANT=3
+piece plant 300 3 GPUSHIM_OFFLOAD=always SOAK_PLANT=3
 check "plant: every planted error caught ($(field plant mismatches) of $(field plant planted)), exit status 1" \
     test "$(cat $W/plant.rc)/$(field plant mismatches)" = "1/$(field plant planted)" -a "$(field plant planted)" -gt 0
 check "plant: mismatches described, with where the shim ran the call" \
