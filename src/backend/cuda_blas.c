@@ -61,7 +61,7 @@ static int gs_cuda_up(char *why, size_t n, int (*step)(void))
         snprintf(why, n, "%s", c.why);
     } else if ((rc = gs_cuda_step(step, why, n)) == GS_OK) {
         gs_xfer_start(0);
-        gs_ndevices = 1;
+        int up = 1;
         for (int s = 1; s < want; s++) {
             gs_call_t cs = {.why = "", .dev = (uint8_t)s};
             if (gs_device_start(&cs, s, ordinal[s]) != GS_OK) {
@@ -70,13 +70,14 @@ static int gs_cuda_up(char *why, size_t n, int (*step)(void))
                 break;
             }
             gs_xfer_start(s);
-            gs_ndevices++;
+            up++;
         }
+        atomic_store(&gs_ndevices, up);
         gs_cuda.cudaSetDevice(ordinal[0]);
         gs_cuda_describe(why, n);
         size_t len = strlen(why);
-        if (gs_ndevices > 1 && len < n)
-            snprintf(why + len, n - len, "; and %d more devices for large GEMMs", gs_ndevices - 1);
+        if (up > 1 && len < n)
+            snprintf(why + len, n - len, "; and %d more devices for large GEMMs", up - 1);
     }
     gs_current_restore(&was);
     return rc == GS_OK ? GS_OK : GS_ENODEV;

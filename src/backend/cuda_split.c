@@ -45,10 +45,11 @@ static atomic_bool gs_split_off;
 /* The parts of a GEMM whose C is m x n. */
 static int gs_split_count(int64_t m, int64_t n)
 {
-    if (gs_ndevices < 2 || atomic_load_explicit(&gs_split_off, memory_order_relaxed))
+    int up = atomic_load_explicit(&gs_ndevices, memory_order_acquire);
+    if (up < 2 || atomic_load_explicit(&gs_split_off, memory_order_relaxed))
         return 1;
     int64_t parts = (n >= m ? n : m) / GS_SPLIT_MIN;
-    return parts < 2 ? 1 : parts < gs_ndevices ? (int)parts : gs_ndevices;
+    return parts < 2 ? 1 : parts < up ? (int)parts : up;
 }
 
 int gs_split_parts(const gs_blas_t *p) { return p->op == GS_OP_gemm ? gs_split_count(p->m, p->n) : 1; }

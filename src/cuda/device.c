@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 gs_device_t gs_devices[GS_DEVICES_MAX];
-int gs_ndevices;
+atomic_int gs_ndevices;
 
 int gs_device_list(int count, int *ordinal, char *why, size_t n)
 {

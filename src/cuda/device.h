@@ -39,9 +39,9 @@ typedef struct {
 } gs_device_t;
 
 GS_HIDDEN extern gs_device_t gs_devices[GS_DEVICES_MAX];
-/* Slots up: 1 once the GPU is up, more with GPUSHIM_DEVICES.  Written at bring-up, before the GPU is marked
- * up, and only lowered after. */
-GS_HIDDEN extern int gs_ndevices;
+/* Slots up: 1 once the GPU is up, more with GPUSHIM_DEVICES.  Stored once at bring-up, before the GPU is
+ * marked up; the policy reads it for any call, before the GPU lock (backend/cuda_split.c). */
+GS_HIDDEN extern atomic_int gs_ndevices;
 
 /* The ordinals of the slots to bring up, in slot order, out of count devices: GPUSHIM_DEVICES's that exist
  * (a notice names each that does not), every device for "all", else GPUSHIM_DEVICE's.  Their number; 0 with
