@@ -6,14 +6,16 @@
 . "$(dirname "$0")/lib.sh"
 
 $T/devices $W/ref.bin
-# run NAME DEVICES-PRESENT [VAR=VALUE...]: the program forced onto the GPU; its results, log and stderr in $W.
+# run NAME DEVICES-PRESENT [VAR=VALUE...]: the program forced onto the GPU, in its mode $MODE (none: the
+# GEMMs); its results, log and stderr in $W.
+MODE=
 run() {
     name=$1 present=$2
     shift 2
     standin_reset
     rm -f $W/$name.log
     shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=$present GPUSHIM_LOG=$W/$name.log "$@" $T/devices $W/$name.bin \
-        2>$W/$name.err
+        $MODE 2>$W/$name.err
 }
 same() { $T/blas_cmp $W/ref.bin $W/$1.bin >$W/$1.cmp 2>&1; }
 # used: the stand-in's library calls by device 0/1/2/3, then its violations (one process's report).
@@ -48,16 +50,15 @@ PYEOF
 }
 again_ok() { $T/blas_cmp $W/again-ref.bin $W/again.bin >$W/again.cmp 2>&1 && [ "$(hits $W/again.log)" = "$1" ] &&
     [ "$(standin violations)" = 0 ]; }
+MODE=again
 for d in 0 0,1; do
-    standin_reset
-    rm -f $W/again.log
-    shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=2 GPUSHIM_DEVICES=$d GPUSHIM_LOG=$W/again.log $T/devices \
-        $W/again.bin again
+    run again 2 GPUSHIM_DEVICES=$d
     want="0 0 2 1 1"
     [ $d = 0,1 ] && want="0 0 4 2 3"
     check "GPUSHIM_DEVICES=$d, operands cached and changed in place: results equal, cache hits by round $want" \
         again_ok "$want"
 done
+MODE=
 
 # A part that fails: the whole call is done again by the CPU library (C untouched when beta != 0), and logged;
 # a failure on another device than slot 0's ends the splitting, with a notice.

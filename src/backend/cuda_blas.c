@@ -134,8 +134,9 @@ static int gs_cuda_blas_body(gs_call_t *c, const void *arg, const gs_operand_t *
     return p->op == GS_OP_gemm ? gs_cuda_gemm(c, p, b) : gs_cuda_whole(c, p, o, h, b, n);
 }
 
-/* What a call would copy (cuda_call.c), and for a GEMM that is split, the devices and their copies. */
-static void gs_cuda_blas_traffic(gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t)
+/* What a call of any family would copy (cuda_call.c), and for a GEMM that is split, the devices and their
+ * copies. */
+static void gs_cuda_backend_traffic(gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t)
 {
     gs_cuda_traffic(c, o, t);
     gs_split_traffic(c, o, t);
@@ -152,7 +153,7 @@ const gs_backend_t gs_cuda_backend = {
     .up = gs_cuda_up,
     .healthy = gs_cuda_healthy,
     .release = gs_cuda_release,
-    .traffic = gs_cuda_blas_traffic,
+    .traffic = gs_cuda_backend_traffic,
     .setup = gs_cuda_setup,
     .prepare = gs_cuda_prepare,
     .op =

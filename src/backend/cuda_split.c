@@ -15,7 +15,6 @@
  * the splitting: later calls use slot 0 alone, and a notice says so. */
 #include <pthread.h>
 #include <signal.h>
-#include <string.h>
 
 #include "backend/cuda_split.h"
 
@@ -37,6 +36,7 @@ struct gs_part {
     gs_cuda_body_fn *body;
     gs_split_t *s;
     bool bound, arrived;
+    bool for_another; /* failed because another part did */
     int rc;
 };
 
@@ -84,23 +84,25 @@ static bool gs_split_pass(gs_part_t *me, bool arrive, bool ok, bool wait)
     return all;
 }
 
+/* A part that stops because another part failed. */
+static int gs_split_for_another(gs_call_t *c)
+{
+    c->part->for_another = true;
+    gs_call_why(c, "gpu: another device's part of the call failed");
+    return GS_EGPU;
+}
+
 /* A part's body: once every part has bound its operands (cuda_call.c binds them before the body), the
  * routine's. */
 static int gs_split_body(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b,
                          int n)
 {
-    if (gs_split_pass(c->part, false, true, true))
-        return c->part->body(c, arg, o, h, b, n);
-    gs_call_why(c, "gpu: another device's part of the call failed");
-    return GS_EGPU;
+    return gs_split_pass(c->part, false, true, true) ? c->part->body(c, arg, o, h, b, n) : gs_split_for_another(c);
 }
 
 int gs_split_computed(gs_call_t *c)
 {
-    if (!c->part || gs_split_pass(c->part, true, true, true))
-        return GS_OK;
-    gs_call_why(c, "gpu: another device's part of the call failed");
-    return GS_EGPU;
+    return !c->part || gs_split_pass(c->part, true, true, true) ? GS_OK : gs_split_for_another(c);
 }
 
 static void *gs_split_thread(void *arg)
@@ -155,7 +157,7 @@ int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cu
         part[i].c.dev = (uint8_t)i;
         part[i].body = body;
         part[i].s = &s;
-        part[i].bound = part[i].arrived = false;
+        part[i].bound = part[i].arrived = part[i].for_another = false;
         part[i].rc = GS_EGPU;
     }
     sigset_t all, old;
@@ -171,23 +173,22 @@ int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cu
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     part[0].rc = gs_cuda_run(&part[0].c, &part[0].o, gs_split_body, &part[0].p);
     gs_split_pass(&part[0], true, part[0].rc == GS_OK, false);
-    int rc = GS_OK;
+    int cause = -1; /* the first part that failed of itself, else the first that failed */
     for (int i = 0; i < parts; i++) {
         if (i > 0 && started[i])
             pthread_join(tid[i], NULL);
         c->bytes_h2d += part[i].c.bytes_h2d, c->bytes_d2h += part[i].c.bytes_d2h;
         c->bytes_saved += part[i].c.bytes_saved, c->cache_hits += part[i].c.cache_hits;
         c->track_ns += part[i].c.track_ns;
-        /* The first part that failed of itself says why; the others failed for it. */
-        if (part[i].rc != GS_OK && (rc == GS_OK || strstr(c->why, "another device"))) {
-            rc = part[i].rc;
-            gs_call_why(c, "%s (device slot %d of %d)", part[i].c.why, i, parts);
-        }
-        if (i > 0 && part[i].rc != GS_OK && part[i].rc != GS_ENOMEM && !strstr(part[i].c.why, "another device") &&
-            !atomic_exchange(&gs_split_off, true))
+        bool own = part[i].rc != GS_OK && !part[i].for_another;
+        if (part[i].rc != GS_OK && (cause < 0 || (own && part[cause].for_another)))
+            cause = i;
+        if (i > 0 && own && part[i].rc != GS_ENOMEM && !atomic_exchange(&gs_split_off, true))
             gs_msg("device slot %d failed in a split call (%s): later calls use one device", i, part[i].c.why);
     }
-    if (rc != GS_OK)
-        c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
-    return rc;
+    if (cause < 0)
+        return GS_OK;
+    gs_call_why(c, "%s (device slot %d of %d)", part[cause].c.why, cause, parts);
+    c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
+    return part[cause].rc;
 }

@@ -1,6 +1,7 @@
 /* GEMMs that gpushim splits across devices (GPUSHIM_DEVICES): wide C (split by columns) and tall C (by rows), in
  * every pair of transposes, with beta 0 and beta != 0, in double and complex double, and one too narrow to
- * split; or operands used again and changed in place.  Writes every C to the result file (results.h) for blas_cmp against the same run without the shim.
+ * split; or operands used again and changed in place.  Writes every C to the result file (results.h) for
+ * blas_cmp against the same run without the shim.
  * usage: devices RESULT-FILE [again] (again: only the operands used again, which take longer) */
 #include <complex.h>
 #include <stdlib.h>
