@@ -1,13 +1,16 @@
 # Several devices in one process (GPUSHIM_DEVICES, issue 25), on the stand-in pretending to be 2 and 4 devices,
 # which accepts each allocation, stream and cuBLAS handle only with its own device current: GEMMs split by
-# columns and by rows (tests/progs/devices.c) equal the CPU library's, each listed device gets its part, and
+# columns and by rows, TRSM and TRMM by B's columns or rows, SYRK and HERK by C's columns (tests/progs/devices.c)
+# equal the CPU library's, each listed device gets its part, and
 # a device left unlisted none; GPUSHIM_DEVICE alone, or GPUSHIM_DEVICES=0, is the one device of before;
 # a failure in a part finishes the call on the CPU with the same results; bad values give one clear line.
 . "$(dirname "$0")/lib.sh"
 
 $T/devices $W/ref.bin
-# run NAME DEVICES-PRESENT [VAR=VALUE...]: the program forced onto the GPU, in its mode $MODE (none: the
-# GEMMs); its results, log and stderr in $W.
+$T/devices $W/gemm.bin gemm
+$T/devices $W/again.bin again
+# run NAME DEVICES-PRESENT [VAR=VALUE...]: the program forced onto the GPU, in its mode $MODE (none: every call;
+# gemm: the GEMMs alone; again), compared with the same mode without the shim; its results, log and stderr in $W.
 MODE=
 run() {
     name=$1 present=$2
@@ -17,7 +20,7 @@ run() {
     shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=$present GPUSHIM_LOG=$W/$name.log "$@" $T/devices $W/$name.bin \
         $MODE 2>$W/$name.err
 }
-same() { $T/blas_cmp $W/ref.bin $W/$1.bin >$W/$1.cmp 2>&1; }
+same() { $T/blas_cmp $W/${MODE:-ref}.bin $W/$1.bin >$W/$1.cmp 2>&1; }
 # used: the stand-in's library calls by device 0/1/2/3, then its violations (one process's report).
 used() { echo "$(sed -n 's/.* blas_by_dev=\([0-9/]*\) .*/\1/p' "$REPORT" | head -n 1)/$(standin violations)"; }
 # split NAME BY-DEVICE/VIOLATIONS: the run's results equal, its calls by device as given.
@@ -25,34 +28,33 @@ split() { same $1 && [ "$(used)" = $2 ]; }
 
 run one 2
 check "2 devices, GPUSHIM_DEVICES unset: results equal, every call on device 0 (by device/violations: $(used))" \
-    split one 74/0/0/0/0
+    split one 90/0/0/0/0
 run zero 2 GPUSHIM_DEVICES=0
-check "GPUSHIM_DEVICES=0: the same as unset ($(used))" split zero 74/0/0/0/0
+check "GPUSHIM_DEVICES=0: the same as unset ($(used))" split zero 90/0/0/0/0
 run two 2 GPUSHIM_DEVICES=0,1
-check "GPUSHIM_DEVICES=0,1: results equal, split between both ($(used))" split two 63/62/0/0/0
+check "GPUSHIM_DEVICES=0,1: results equal, split between both ($(used))" split two 81/80/0/0/0
 check "GPUSHIM_DEVICES=0,1: every call logged on the GPU, the bring-up names 1 more device" \
-    sh -c "[ $(count $W/two.log -- where=gpu) = 19 ] && grep -q 'and 1 more devices for large GEMMs' $W/two.log"
+    sh -c "[ $(count $W/two.log -- where=gpu) = 35 ] && grep -q 'and 1 more devices for large Level-3 calls' $W/two.log"
 run four 4 GPUSHIM_DEVICES=all
-# (4099 columns make two parts of at least 2048, 6151 rows three: device 3 has nothing to do)
-check "GPUSHIM_DEVICES=all, 4 devices: results equal, parts on devices 0 to 2 ($(used))" split four 55/54/24/0/0
+# (4099 columns make two parts of at least 2048, 6151 rows three, SYRK's n = 4097 two: device 3 has nothing to do)
+check "GPUSHIM_DEVICES=all, 4 devices: results equal, parts on devices 0 to 2 ($(used))" split four 73/72/30/0/0
 run order 4 GPUSHIM_DEVICES=3,1
-check "GPUSHIM_DEVICES=3,1: results equal, the parts on devices 3 and 1 only ($(used))" split order 0/62/0/63/0
+check "GPUSHIM_DEVICES=3,1: results equal, the parts on devices 3 and 1 only ($(used))" split order 0/80/0/81/0
 
 # Operands used again, changed in place between calls (tests/progs/devices.c's again): the residency cache keeps
 # A (every part's) and each part's block of B on each device, and uses none after it changed.  Hits by round:
 # one device 0 0 2 1 1 (A and B; B after A changed; A after B changed); two devices each of those on both,
 # but B's second part after it changed: 0 0 4 2 3.
-$T/devices $W/again-ref.bin again
 hits() { $PY - "$1" <<'PYEOF'
 import json, sys
 print(" ".join(str(r["cache_hits"]) for r in map(json.loads, open(sys.argv[1])) if r.get("routine") == "dgemm"))
 PYEOF
 }
-again_ok() { $T/blas_cmp $W/again-ref.bin $W/again.bin >$W/again.cmp 2>&1 && [ "$(hits $W/again.log)" = "$1" ] &&
+again_ok() { same again-run && [ "$(hits $W/again-run.log)" = "$1" ] &&
     [ "$(standin violations)" = 0 ]; }
 MODE=again
 for d in 0 0,1; do
-    run again 2 GPUSHIM_DEVICES=$d
+    run again-run 2 GPUSHIM_DEVICES=$d
     want="0 0 2 1 1"
     [ $d = 0,1 ] && want="0 0 4 2 3"
     check "GPUSHIM_DEVICES=$d, operands cached and changed in place: results equal, cache hits by round $want" \
@@ -64,12 +66,14 @@ MODE=
 # a failure on another device than slot 0's ends the splitting, with a notice.
 failed_once() { same fault && [ "$(count $W/fault.log -- where=cpu 'why=gpu error*device slot*')" = 1 ] &&
     [ "$(standin violations)" = 0 ]; }
-for f in cudaMemcpy2DAsync:40 cublasDgemm_v2_64:5 cudaStreamSynchronize:4; do
+for f in cudaMemcpy2DAsync:40 cublasDgemm_v2_64:5 cudaStreamSynchronize:4 cublasDtrsm_v2_64:2 cublasDsyrk_v2_64:2 \
+    cublasZherk_v2_64:4; do
     run fault 2 GPUSHIM_DEVICES=0,1 GS_STANDIN_FAIL=$f
     check "GPUSHIM_DEVICES=0,1, $f fails: results equal, one call on the CPU saying why, no violation" failed_once
 done
 
-# Bad values: one line naming the variable, and the program's results as before, on one device.
+# Bad values: one line naming the variable, and the program's results as before, on one device (the GEMMs).
+MODE=gemm
 one_line() { same bad && [ "$(grep -c "GPUSHIM_DEVICES='$1' is not valid" $W/bad.err)" = 1 ] &&
     [ "$(grep -c . $W/bad.err)" = 1 ] && [ "$(used)" = 74/0/0/0/0 ]; }
 for v in 0,0 abc -1 0,,1 1, '' 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16; do

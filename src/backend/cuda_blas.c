@@ -77,7 +77,7 @@ static int gs_cuda_up(char *why, size_t n, int (*step)(void))
         gs_cuda_describe(why, n);
         size_t len = strlen(why);
         if (up > 1 && len < n)
-            snprintf(why + len, n - len, "; and %d more devices for large GEMMs", up - 1);
+            snprintf(why + len, n - len, "; and %d more devices for large Level-3 calls", up - 1);
     }
     gs_current_restore(&was);
     return rc == GS_OK ? GS_OK : GS_ENODEV;
@@ -114,7 +114,8 @@ static int gs_cuda_healthy(void)
 }
 
 /* Any routine in one piece (every Level-3 routine but GEMM, and gemv, whose vectors travel strided on the host,
- * compact on the device): its n operands o on the device in whole, computed, the output copied back. */
+ * compact on the device): its n operands o on the device in whole, computed, the output copied back; in a
+ * part of a split call, the part's operands (cuda_split.h). */
 static int gs_cuda_whole(gs_call_t *c, const gs_blas_t *p, const gs_operand_t *o, const gs_hreg_t *h,
                          gs_cbind_t *b, int n)
 {
@@ -123,7 +124,7 @@ static int gs_cuda_whole(gs_call_t *c, const gs_blas_t *p, const gs_operand_t *o
     int64_t ld[3] = {1, 1, 1};
     int rc = gs_cuda_operands(c, o, h, b, n, es, 0, NULL, d, ld);
     if (rc == GS_OK)
-        rc = gs_cuda_compute(c, p, p->beta, d, ld);
+        rc = c->part ? gs_split_whole(c, p, d, ld) : gs_cuda_compute(c, p, p->beta, d, ld);
     return rc != GS_OK ? rc : gs_cuda_outputs(c, o, h, n, es, d, ld);
 }
 
@@ -134,7 +135,7 @@ static int gs_cuda_blas_body(gs_call_t *c, const void *arg, const gs_operand_t *
     return p->op == GS_OP_gemm ? gs_cuda_gemm(c, p, b) : gs_cuda_whole(c, p, o, h, b, n);
 }
 
-/* What a call of any family would copy (cuda_call.c), and for a GEMM that is split, the devices and their
+/* What a call of any family would copy (cuda_call.c), and for a call that is split, the devices and their
  * copies. */
 static void gs_cuda_backend_traffic(gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t)
 {

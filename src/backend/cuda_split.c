@@ -1,25 +1,34 @@
-/* GEMM split across the devices of GPUSHIM_DEVICES (cuda_split.h).  Each part is a GEMM of its own: a block of
- * C's columns (or of its rows, when C has more rows than columns), the matching block of op(B) (or op(A)) and
- * the whole of the other factor, run by cuda_call.c on one device slot with that slot's streams, staging and
- * cache.  Slot 0's part runs on the calling thread, which holds the GPU lock for all of them; the others on a
- * thread each, made for the call (a split call is large: a thread costs tens of microseconds of it).
+/* Level-3 calls split across the devices of GPUSHIM_DEVICES (cuda_split.h).  Each part is a call of its own,
+ * run by cuda_call.c on one device slot with that slot's streams, staging and cache:
+ * - GEMM: a block of C's columns (or of its rows, when C has more rows than columns), the matching block of
+ *   op(B) (or op(A)) and the whole of the other factor;
+ * - TRSM and TRMM: a block of B's columns (side L) or of its rows (side R), and the whole of A;
+ * - SYRK and HERK: a block of C's columns with the rows of them that its triangle holds, computed as the
+ *   diagonal block (SYRK or HERK) and the rectangle beside it (GEMM), from the rows of op(A) both read.  The
+ *   blocks' boundaries share the triangle's area, its arithmetic, evenly among the parts.
+ * Slot 0's part runs on the calling thread, which holds the GPU lock for all of them; the others on a thread
+ * each, made for the call (a split call is large: a thread costs tens of microseconds of it).
  *
- * The parts bind their operands to the residency cache before any of them goes on (gs_split_body): the
- * whole factor is an operand of every part, on each device, and a part that ended would protect its pages,
- * erasing the marks of the program's writes that another part's look-up has still to see.
+ * The parts bind their operands to the residency cache before any of them goes on (gs_split_body): an
+ * operand read by every part is on each device, and a part that ended would protect its pages, erasing the
+ * marks of the program's writes that another part's look-up has still to see.
  *
- * Together the parts keep the operation's contract (backend.h).  With beta != 0 no part writes C before every
- * part has computed its block (gs_split_computed, which the GEMM's plan calls before its download), so a part
- * that fails leaves C as it was for the CPU's redo of the whole call.  With beta = 0 C is not read: what parts
- * wrote is overwritten by that redo.  A part that fails on a slot other than 0 for any reason but memory ends
- * the splitting: later calls use slot 0 alone, and a notice says so. */
+ * Together the parts keep the operation's contract (backend.h).  Where the output is read (GEMM with
+ * beta != 0, and every TRSM, TRMM, SYRK and HERK) no part writes it before every part has computed its block
+ * (gs_split_computed), so a part that fails leaves it as it was for the CPU's redo of the whole call.  A GEMM
+ * with beta = 0 does not read C: what parts wrote is overwritten by that redo.  A part that fails on a slot
+ * other than 0 for any reason but memory ends the splitting: later calls use slot 0 alone, and a notice says
+ * so. */
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
 
+#include "backend/cuda_cublas.h"
 #include "backend/cuda_split.h"
 
-/* Columns (or rows) of C a part has at least: below that the copies of the whole other factor to every device
- * outweigh what the extra devices compute. */
+/* Columns (or rows) of the output a part has at least: below that the copies of what every part reads to every
+ * device outweigh what the extra devices compute. */
 #define GS_SPLIT_MIN 2048
 
 typedef struct {
@@ -35,6 +44,7 @@ struct gs_part {
     gs_operands_t o;
     gs_cuda_body_fn *body;
     gs_split_t *s;
+    int64_t lo, hi; /* the block of the whole call's output columns (or rows) */
     bool bound, arrived;
     bool for_another; /* failed because another part did */
     int rc;
@@ -42,26 +52,74 @@ struct gs_part {
 
 static atomic_bool gs_split_off;
 
-/* The parts of a GEMM whose C is m x n. */
-static int gs_split_count(int64_t m, int64_t n)
+/* The parts of a call whose output is split into blocks along a dimension of len. */
+static int gs_split_count(int64_t len)
 {
     int up = atomic_load_explicit(&gs_ndevices, memory_order_acquire);
     if (up < 2 || atomic_load_explicit(&gs_split_off, memory_order_relaxed))
         return 1;
-    int64_t parts = (n >= m ? n : m) / GS_SPLIT_MIN;
+    int64_t parts = len / GS_SPLIT_MIN;
     return parts < 2 ? 1 : parts < up ? (int)parts : up;
 }
 
-int gs_split_parts(const gs_blas_t *p) { return p->op == GS_OP_gemm ? gs_split_count(p->m, p->n) : 1; }
+/* The dimension the call's output is split along: its columns (*by_cols) or rows; 0 for a call never split. */
+static int64_t gs_split_dim(const gs_blas_t *p, bool *by_cols)
+{
+    switch (p->op) {
+    case GS_OP_gemm: return (*by_cols = p->n >= p->m) ? p->n : p->m;
+    case GS_OP_trsm:
+    case GS_OP_trmm: return (*by_cols = p->side == 'L') ? p->n : p->m;
+    case GS_OP_syrk:
+    case GS_OP_herk: return *by_cols = true, p->n;
+    default: return 0;
+    }
+}
+
+int gs_split_parts(const gs_blas_t *p)
+{
+    bool by_cols = false;
+    int64_t len = gs_split_dim(p, &by_cols);
+    return len ? gs_split_count(len) : 1;
+}
+
+/* Where part i of parts begins along len: evenly, or for tri 'U' or 'L' (the columns of a triangle) at equal
+ * shares of the triangle's area. */
+static int64_t gs_split_at(int64_t len, int i, int parts, char tri)
+{
+    if (i <= 0 || i >= parts || !tri)
+        return len * i / parts;
+    double f = (double)i / parts;
+    return (int64_t)llround((tri == 'U' ? sqrt(f) : 1 - sqrt(1 - f)) * (double)len);
+}
 
 void gs_split_traffic(const gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t)
 {
-    if (gs_routines[c->routine].op != GS_OP_gemm || o->n < 3)
+    int op = gs_routines[c->routine].op;
+    const gs_operand_t *a = &o->o[0], *out = &o->o[o->n - 1];
+    bool rk = (op == GS_OP_syrk || op == GS_OP_herk) && o->n == 2;
+    int64_t len;
+    double every; /* elements that every part reads, copied to each device */
+    if (op == GS_OP_gemm && o->n == 3) {
+        const gs_operand_t *whole = &o->o[out->cols >= out->rows ? 0 : 1];
+        len = out->cols >= out->rows ? out->cols : out->rows, every = (double)whole->rows * (double)whole->cols;
+    } else if ((op == GS_OP_trsm || op == GS_OP_trmm) && o->n == 2) {
+        len = a->rows == out->rows ? out->cols : out->rows, every = (double)a->rows * (double)a->cols;
+    } else if (rk) {
+        len = out->cols, every = 0;
+    } else {
         return;
-    const gs_operand_t *out = &o->o[2], *whole = &o->o[out->cols >= out->rows ? 0 : 1];
-    int parts = gs_split_count(out->rows, out->cols);
-    if (parts > 1)
-        t->devices = parts, t->staged += (double)whole->rows * (double)whole->cols * (double)o->es * (parts - 1);
+    }
+    int parts = gs_split_count(len);
+    if (parts < 2)
+        return;
+    double extra = every * (parts - 1);
+    if (rk) { /* the rows of op(A) that the parts share: the same sum for either triangle */
+        double rows = 0, k = (double)(a->rows == out->rows ? a->cols : a->rows);
+        for (int i = 1; i <= parts; i++)
+            rows += (double)gs_split_at(len, i, parts, 'U');
+        extra = (rows - (double)len) * k;
+    }
+    t->devices = parts, t->staged += extra * (double)o->es;
 }
 
 /* The part's arrival at a barrier: bound (its operands), or arrived (computed, or ended), each counted once;
@@ -113,35 +171,116 @@ static void *gs_split_thread(void *arg)
     return NULL;
 }
 
-/* Part i of n of the call: the block of C's columns (by_cols) or rows [lo, hi), and what it reads. */
-static void gs_split_part(gs_part_t *me, const gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, bool by_cols,
-                          int64_t lo, int64_t hi)
+/* Operand f narrowed to its columns (cols) or rows [lo, hi); ld is its leading dimension. */
+static void gs_split_block(gs_operand_t *f, bool cols, int64_t lo, int64_t hi, int64_t ld, size_t es)
+{
+    f->host = (const char *)f->host + (size_t)lo * es * (size_t)(cols ? ld : 1);
+    if (cols)
+        f->cols = hi - lo;
+    else
+        f->rows = hi - lo;
+}
+
+/* A GEMM's part: C's columns (by_cols) or rows [lo, hi), and the block of op(B) or op(A) they need. */
+static void gs_split_gemm(gs_part_t *me, bool by_cols, int64_t lo, int64_t hi, size_t es)
+{
+    gs_blas_t *p = &me->p;
+    gs_operand_t *f = &me->o.o[by_cols ? 1 : 0], *out = &me->o.o[2];
+    bool t = by_cols ? p->transb != 'N' : p->trans != 'N';
+    /* op(B)'s columns lo.. are B's columns, or its rows when B is stored transposed; op(A)'s rows likewise. */
+    gs_split_block(f, by_cols != t, lo, hi, by_cols ? p->ldb : p->lda, es);
+    gs_split_block(out, by_cols, lo, hi, p->ldc, es);
+    if (by_cols)
+        p->n = hi - lo, p->b = f->host;
+    else
+        p->m = hi - lo, p->a = f->host;
+    p->c = (void *)out->host;
+}
+
+/* A SYRK's or HERK's part: C's columns [lo, hi) and their rows in the triangle, 0 to hi (upper) or lo to n
+ * (lower), and the same rows of op(A), which are A's columns when it is stored transposed.  p->n stays the
+ * whole call's. */
+static void gs_split_rk(gs_part_t *me, int64_t lo, int64_t hi, size_t es)
+{
+    gs_blas_t *p = &me->p;
+    int64_t r0 = p->uplo == 'U' ? 0 : lo, r1 = p->uplo == 'U' ? hi : p->n;
+    gs_operand_t *a = &me->o.o[0], *out = &me->o.o[1];
+    gs_split_block(a, p->trans != 'N', r0, r1, p->lda, es);
+    gs_split_block(out, true, lo, hi, p->ldc, es);
+    gs_split_block(out, false, r0, r1, p->ldc, es);
+    p->a = a->host, p->c = (void *)out->host;
+}
+
+/* Part i of parts of the call, on slot i: its block of the output, and what it reads. */
+static void gs_split_part(gs_part_t *me, const gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, int i,
+                          int parts)
 {
     size_t es = gs_prec_size(p->prec);
+    bool by_cols = false;
+    int64_t len = gs_split_dim(p, &by_cols);
+    char tri = p->op == GS_OP_syrk || p->op == GS_OP_herk ? p->uplo : 0;
+    int64_t lo = gs_split_at(len, i, parts, tri), hi = gs_split_at(len, i + 1, parts, tri);
     me->c = *c;
     me->c.why = "";
     me->c.bytes_h2d = me->c.bytes_d2h = me->c.bytes_saved = 0;
     me->c.cache_hits = 0;
     me->c.track_ns = 0;
     me->c.part = me;
+    me->c.dev = (uint8_t)i;
     me->p = *p;
     me->o = *o;
-    gs_operand_t *f = &me->o.o[by_cols ? 1 : 0], *out = &me->o.o[2];
-    bool t = by_cols ? p->transb != 'N' : p->trans != 'N';
-    int64_t ld = by_cols ? p->ldb : p->lda;
-    /* op(B)'s columns lo.. are B's columns, or its rows when B is stored transposed; op(A)'s rows likewise. */
-    const char *fh = (const char *)f->host + (size_t)lo * es * (size_t)((by_cols != t) ? ld : 1);
-    if (by_cols != t)
-        f->cols = hi - lo;
-    else
-        f->rows = hi - lo;
-    f->host = fh;
-    out->host = (char *)out->host + (size_t)lo * es * (size_t)(by_cols ? p->ldc : 1);
-    if (by_cols)
-        out->cols = me->p.n = hi - lo, me->p.b = fh;
-    else
-        out->rows = me->p.m = hi - lo, me->p.a = fh;
-    me->p.c = (void *)out->host;
+    me->lo = lo, me->hi = hi;
+    if (p->op == GS_OP_gemm) {
+        gs_split_gemm(me, by_cols, lo, hi, es);
+    } else if (tri) {
+        gs_split_rk(me, lo, hi, es);
+    } else { /* TRSM, TRMM: B's block */
+        gs_split_block(&me->o.o[1], by_cols, lo, hi, p->ldc, es);
+        if (by_cols)
+            me->p.n = hi - lo;
+        else
+            me->p.m = hi - lo;
+        me->p.c = (void *)me->o.o[1].host;
+    }
+}
+
+/* A SYRK's or HERK's part on the device: d[0] op(A)'s rows of the part (gs_split_rk), d[1] its block of C.
+ * The diagonal block by the routine itself, the rectangle above it (upper) or below it (lower) by
+ * C = alpha op(A)_rect op(A)_diag^T + beta C (^H for HERK, whose real scalars become complex ones). */
+static int gs_split_rk_compute(gs_call_t *c, const gs_blas_t *p, char *const d[3], const int64_t ld[3])
+{
+    const gs_part_t *me = c->part;
+    size_t es = gs_prec_size(p->prec), row = es * (size_t)(p->trans == 'N' ? 1 : ld[0]); /* op(A)'s next row */
+    bool up = p->uplo == 'U';
+    int64_t w = me->hi - me->lo, diag = up ? me->lo : 0, rect = up ? 0 : w, rows = up ? me->lo : p->n - me->hi;
+    gs_blas_t b = *p;
+    b.n = w;
+    char *bd[3] = {d[0] + (size_t)diag * row, d[1] + (size_t)diag * es, NULL};
+    int rc = gs_cuda_compute(c, &b, p->beta, bd, ld);
+    if (rc != GS_OK || rows == 0)
+        return rc;
+    char t = p->op == GS_OP_herk ? 'C' : 'T';
+    gs_blas_t g = *p;
+    g.op = GS_OP_gemm, g.m = rows, g.n = w;
+    g.trans = p->trans == 'N' ? 'N' : t, g.transb = p->trans == 'N' ? t : 'N';
+    _Alignas(16) unsigned char alpha[16] = {0}, beta[16] = {0};
+    if (p->op == GS_OP_herk) {
+        memcpy(alpha, p->alpha, es / 2), memcpy(beta, p->beta, es / 2);
+        g.alpha = alpha, g.beta = beta;
+    }
+    char *gd[3] = {d[0] + (size_t)rect * row, bd[0], d[1] + (size_t)rect * es};
+    const int64_t gl[3] = {ld[0], ld[0], ld[1]};
+    return gs_cuda_compute(c, &g, g.beta, gd, gl);
+}
+
+int gs_split_whole(gs_call_t *c, const gs_blas_t *p, char *const d[3], const int64_t ld[3])
+{
+    bool rk = p->op == GS_OP_syrk || p->op == GS_OP_herk;
+    int rc = rk ? gs_split_rk_compute(c, p, d, ld) : gs_cuda_compute(c, p, p->beta, d, ld);
+    if (rc != GS_OK)
+        return rc;
+    GS_CUDA(c, cudaStreamSynchronize, (gs_dev(c)->stream));
+    return gs_split_computed(c);
 }
 
 int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cuda_body_fn *body, int parts)
@@ -150,11 +289,8 @@ int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cu
     gs_part_t part[GS_DEVICES_MAX];
     pthread_t tid[GS_DEVICES_MAX];
     bool started[GS_DEVICES_MAX] = {false};
-    bool by_cols = p->n >= p->m;
-    int64_t dim = by_cols ? p->n : p->m;
     for (int i = 0; i < parts; i++) {
-        gs_split_part(&part[i], c, p, o, by_cols, dim * i / parts, dim * (i + 1) / parts);
-        part[i].c.dev = (uint8_t)i;
+        gs_split_part(&part[i], c, p, o, i, parts);
         part[i].body = body;
         part[i].s = &s;
         part[i].bound = part[i].arrived = part[i].for_another = false;

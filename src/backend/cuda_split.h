@@ -1,18 +1,21 @@
-/* One GEMM split across several devices (GPUSHIM_DEVICES): blocks of C on the device slots that are up, each
- * with its own streams, staging and cache (cuda_split.c). */
+/* A large Level-3 call (GEMM, TRSM, TRMM, SYRK, HERK) split across several devices (GPUSHIM_DEVICES): blocks
+ * of its output on the device slots that are up, each with its own streams, staging and cache
+ * (cuda_split.c). */
 #ifndef GS_CUDA_SPLIT_H
 #define GS_CUDA_SPLIT_H
 
 #include "backend/cuda_call.h"
 #include "families/blas/blas.h"
 
-/* The parts a call is split into: 1 (not split) unless it is a GEMM, more than one slot is up, and each part
- * would have at least 2048 of C's columns (or rows).  At most the slots up. */
+/* The parts a call is split into: 1 (not split) unless it is a GEMM, TRSM, TRMM, SYRK or HERK, more than one
+ * slot is up, and each part would have at least 2048 of the output's columns (or rows).  At most the slots
+ * up. */
 GS_HIDDEN int gs_split_parts(const gs_blas_t *p);
 
-/* What a split adds to a GEMM's traffic t: the devices that compute it, and the whole factor's copies to every
- * device but the first, counted as staged (the policy charges them at one link's rate, host memory being
- * shared by the links). */
+/* What a split adds to a call's traffic t: the devices that compute it, and the copies to every device but the
+ * first of what more than one part reads (GEMM's whole factor, TRSM's and TRMM's A, the rows of op(A) that
+ * SYRK's and HERK's parts share), counted as staged (the policy charges them at one link's rate, host memory
+ * being shared by the links). */
 GS_HIDDEN void gs_split_traffic(const gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t);
 
 /* Runs the call in parts (2 or more, from gs_split_parts), each on its slot, body on each (cuda_call.h), and
@@ -20,8 +23,13 @@ GS_HIDDEN void gs_split_traffic(const gs_call_t *c, const gs_operands_t *o, gs_t
 GS_HIDDEN int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cuda_body_fn *body,
                            int parts);
 
-/* In a part, before it writes C: waits until every part has computed its block; 0, or GS_EGPU when another
- * part failed (then nothing is written).  0 at once in a call that is not split. */
+/* A part of any routine but GEMM (which is tiled, cuda_gemm.c), its operands on the device (d, ld as for
+ * gs_cuda_compute): computed, and once every part has computed, 0; or the failure, with the reason in c->why.
+ * The caller then copies the outputs back. */
+GS_HIDDEN int gs_split_whole(gs_call_t *c, const gs_blas_t *p, char *const d[3], const int64_t ld[3]);
+
+/* In a part, before it writes its output: waits until every part has computed its block; 0, or GS_EGPU when
+ * another part failed (then nothing is written).  0 at once in a call that is not split. */
 GS_HIDDEN int gs_split_computed(gs_call_t *c);
 
 #endif
