@@ -160,6 +160,7 @@ blas cuda_gemm.c cudaStreamWaitEvent@gs_gemm_out_of_core:1 GPUSHIM_DEVICE_MEMORY
 blas cuda_gemm.c cudaStreamWaitEvent@gs_gemm_out_of_core:2 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
 blas cuda_gemm.c cudaEventRecord@gs_gemm_out_of_core:1 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
 blas cuda_gemm.c cudaEventRecord@gs_gemm_out_of_core:2 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
+blas cuda_gemm.c cudaEventRecord@gs_gemm_cslot_free:1 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
 lapack cuda_eigen.c cudaStreamSynchronize@gs_syevdx_out:1
 lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp_smax:1
 lapack cuda_eigen.c cudaStreamSynchronize@gs_svdp_smax:1

@@ -165,6 +165,16 @@ static int gs_gemm_resident(gs_call_t *c, gs_gemm_t *g)
     return gs_xfer_get(c, &g->job, &whole.h, whole.dev, (size_t)whole.ld * g->es);
 }
 
+/* Frees C's slot cq for the next tile once the copy out of its tile, queued on the down stream, is done.  (A
+ * function of its own, so that GPUSHIM_FAULT's site rules can fail this record apart from the blocks' ones:
+ * tests/t_faults.sh.) */
+static int gs_gemm_cslot_free(gs_call_t *c, int cq)
+{
+    gs_device_t *dv = gs_dev(c);
+    GS_CUDA(c, cudaEventRecord, (dv->ev[GS_EV_CSLOT0 + cq], dv->down));
+    return GS_OK;
+}
+
 /* Out-of-core plan: the operands do not fit, and beta = 0 (gs_gemm_plan).  Each step uploads one block of A
  * and one of B into one of two slots while the other slot computes; C tiles use two slots too.  Like
  * cuBLASXt, it never fails for lack of device memory unless even the smallest tiles do not fit. */
@@ -187,9 +197,8 @@ static int gs_gemm_out_of_core(gs_call_t *c, gs_gemm_t *g)
                     return rc;
                 GS_CUDA(c, cudaEventRecord, (ev[GS_EV_SLOT0 + q], dv->stream));
             }
-            if ((rc = gs_gemm_get(c, g, &cb)) != GS_OK)
+            if ((rc = gs_gemm_get(c, g, &cb)) != GS_OK || (rc = gs_gemm_cslot_free(c, cq)) != GS_OK)
                 return rc;
-            GS_CUDA(c, cudaEventRecord, (ev[GS_EV_CSLOT0 + cq], dv->down));
         }
     return GS_OK;
 }
