@@ -186,6 +186,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/test
 	$(B)/tests/stress $(B)/tests/exit_blas $(B)/tests/libtsan_guard.so \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
 	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other $(B)/tests/fft_twin \
+	$(B)/tests/fft_split \
 	$(B)/tests/little $(B)/tests/share $(B)/tests/fakecuda/libcuda.so.1
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
@@ -253,6 +254,10 @@ $(B)/tests/fft_other: tests/progs/fft_other.c tests/progs/fft_other.h | $(B)/tes
 # Batched transforms whose input the CPU rewrites before each execute (tests/t_fftw.sh, "fresh inputs").
 $(B)/tests/fft_fresh: tests/progs/fft_fresh.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lm
+
+# Batched transforms that split across devices, and two that must not (tests/t_devices.sh).
+$(B)/tests/fft_split: tests/progs/fft_split.c tests/progs/results.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lfftw3f -lm
 
 # Small plans on several threads, executed enough for their one-thread twins to be tried (tests/t_fftw.sh).
 $(B)/tests/fft_twin: tests/progs/fft_twin.c | $(B)/tests

@@ -1,7 +1,8 @@
 # Several devices in one process (GPUSHIM_DEVICES, issue 25), on the stand-in pretending to be 2 and 4 devices,
-# which accepts each allocation, stream and cuBLAS handle only with its own device current: GEMMs split by
-# columns and by rows, TRSM and TRMM by B's columns or rows, SYRK and HERK by C's columns (tests/progs/devices.c)
-# equal the CPU library's, each listed device gets its part, and
+# which accepts each allocation, stream, cuBLAS handle and cuFFT plan only with its own device current: GEMMs
+# split by columns and by rows, TRSM and TRMM by B's columns or rows, SYRK and HERK by C's columns
+# (tests/progs/devices.c), and batched FFTs by their transforms (tests/progs/fft_split.c) equal the CPU
+# library's, each listed device gets its part, and
 # a device left unlisted none; GPUSHIM_DEVICE alone, or GPUSHIM_DEVICES=0, is the one device of before;
 # a failure in a part finishes the call on the CPU with the same results; bad values give one clear line.
 . "$(dirname "$0")/lib.sh"
@@ -89,4 +90,45 @@ check "GPUSHIM_DEVICES=4,5 with 2 devices: everything on the CPU, the notice nam
     sh -c "grep -q 'GPUSHIM_DEVICES: none of its devices exists' $W/none.err &&
            [ $(count $W/none.log -- where=gpu) = 0 ]"
 check "GPUSHIM_DEVICES=4,5 with 2 devices: results equal" same none
+
+# Batched FFTs (tests/progs/fft_split.c): 7 plans that split, 2 that must not (interleaved transforms, and 100
+# transforms of 6.4 MB in all); every part's input at least 16 MiB, so 1030 transforms of 64 KiB make 4 parts
+# on 4 devices, 520 of 64 KiB and 1030 of 32 KiB (single precision) 2.
+$T/fft_split $W/fft-ref.bin
+fft() {
+    name=$1 present=$2
+    shift 2
+    standin_reset
+    rm -f $W/$name.log
+    shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=$present GPUSHIM_LOG=$W/$name.log "$@" $T/fft_split \
+        $W/$name.bin 2>$W/$name.err
+}
+# fft_used: the stand-in's cuFFT executes by device 0/1/2/3, then its violations.
+fft_used() { echo "$(sed -n 's/.* fft_by_dev=\([0-9/]*\) .*/\1/p' "$REPORT" | head -n 1)/$(standin violations)"; }
+fft_split() {
+    $T/blas_cmp $W/fft-ref.bin $W/$1.bin >$W/$1.cmp 2>&1 && [ "$(fft_used)" = $2 ] &&
+        [ "$(count $W/$1.log -- where=gpu devices=$3)" = $4 ]
+}
+fft one 2
+check "FFTs, 2 devices, GPUSHIM_DEVICES unset: results equal, every execute on device 0 ($(fft_used))" \
+    fft_split one 9/0/0/0/0 None 9
+fft two 2 GPUSHIM_DEVICES=0,1
+check "FFTs, GPUSHIM_DEVICES=0,1: results equal, 7 split between both devices, logged so ($(fft_used))" \
+    fft_split two 9/7/0/0/0 2 7
+fft four 4 GPUSHIM_DEVICES=all
+check "FFTs, GPUSHIM_DEVICES=all, 4 devices: results equal, 3 in 4 parts, 4 in 2 ($(fft_used))" \
+    fft_split four 9/7/3/3/0 4 3
+
+# A part that fails: the whole execute is done again by FFTW, and logged.  Z2Z's 3rd and 4th executes are the
+# parts of the complex transform in place, whose parts write nothing before both have computed; D2Z's 1st or
+# 2nd, a part of the r2c out of place; C2C's 2nd, a part of the single-precision one; the first copy, a part's
+# upload.
+fft_failed() {
+    $T/blas_cmp $W/fft-ref.bin $W/ffault.bin >$W/ffault.cmp 2>&1 &&
+        [ "$(count $W/ffault.log -- where=cpu 'why=gpu error*device slot*')" = 1 ] && [ "$(standin violations)" = 0 ]
+}
+for f in cufftExecZ2Z:3 cufftExecZ2Z:4 cufftExecD2Z:2 cufftExecC2C:2 cudaMemcpy2DAsync:1; do
+    fft ffault 2 GPUSHIM_DEVICES=0,1 GS_STANDIN_FAIL=$f
+    check "FFTs, GPUSHIM_DEVICES=0,1, $f fails: results equal, one execute on the CPU saying why" fft_failed
+done
 finish

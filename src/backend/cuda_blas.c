@@ -137,16 +137,16 @@ static int gs_cuda_blas_body(gs_call_t *c, const void *arg, const gs_operand_t *
 
 /* What a call of any family would copy (cuda_call.c), and for a call that is split, the devices and their
  * copies. */
-static void gs_cuda_backend_traffic(gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t)
+static void gs_cuda_backend_traffic(gs_call_t *c, const void *args, const gs_operands_t *o, gs_traffic_t *t)
 {
     gs_cuda_traffic(c, o, t);
-    gs_split_traffic(c, o, t);
+    gs_split_traffic(c, args, o, t);
 }
 
 /* Every BLAS routine on the GPU. */
 static int gs_cuda_blas(gs_call_t *c, const void *args, const gs_operands_t *o)
 {
-    int parts = gs_split_parts(args);
+    int parts = gs_split_parts(c, args);
     return parts > 1 ? gs_split_run(c, args, o, gs_cuda_blas_body, parts) : gs_cuda_run(c, o, gs_cuda_blas_body, args);
 }
 

@@ -6,6 +6,7 @@
 
 #include "backend/cuda_fft.h"
 #include "backend/cuda_kernels.h"
+#include "backend/cuda_split.h"
 
 /* Queues the transform of plan h from in to out (device memory) on the compute stream.  FFTW's signs are
  * cuFFT's directions (FFTW_FORWARD = CUFFT_FORWARD = -1), and neither normalises. */
@@ -89,6 +90,9 @@ static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     rc = g->perm ? gs_fft_permuted(c, g, plan.h, d[0], out, w + work, w + work + xin)
                  : gs_fft_exec(c, g, plan.h, d[0], out);
     gs_fft_plan_ran(c->dev, g, rc == GS_OK);
+    /* A part of a split call whose output is read too (in place) writes it once every part has computed. */
+    if (rc == GS_OK && o[n - 1].in)
+        rc = gs_split_synced(c);
     if (rc != GS_OK)
         return rc;
     return gs_cuda_outputs(c, o, h, n, es, d, ld);
@@ -96,14 +100,20 @@ static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
 
 int gs_cuda_fft(gs_call_t *c, const void *args, const gs_operands_t *o)
 {
-    return gs_cuda_run(c, o, gs_fft_body, args);
+    int parts = gs_split_parts(c, args);
+    return parts > 1 ? gs_split_run(c, args, o, gs_fft_body, parts) : gs_cuda_run(c, o, gs_fft_body, args);
 }
 
 double gs_cuda_fft_setup(const gs_call_t *c, const void *args)
 {
-    (void)c;
     const gs_fftw_geom_t *g = &((const gs_fftw_t *)args)->g;
-    /* Calls run on slot 0 today (dispatch/gpu.c). */
+    /* Slot 0 runs the call, or its first part when it is split. */
+    int parts = gs_split_parts(c, args);
+    gs_fftw_t first;
+    if (parts > 1) {
+        gs_split_fft(args, 0, parts, &first);
+        g = &first.g;
+    }
     switch (gs_fft_plan_state(0, g)) {
     case GS_FFT_READY: return 0;
     case GS_FFT_FAILING: return INFINITY;

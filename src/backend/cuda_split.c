@@ -1,11 +1,12 @@
-/* Level-3 calls split across the devices of GPUSHIM_DEVICES (cuda_split.h).  Each part is a call of its own,
- * run by cuda_call.c on one device slot with that slot's streams, staging and cache:
+/* Calls split across the devices of GPUSHIM_DEVICES (cuda_split.h).  Each part is a call of its own, run by
+ * cuda_call.c on one device slot with that slot's streams, staging and cache:
  * - GEMM: a block of C's columns (or of its rows, when C has more rows than columns), the matching block of
  *   op(B) (or op(A)) and the whole of the other factor;
  * - TRSM and TRMM: a block of B's columns (side L) or of its rows (side R), and the whole of A;
  * - SYRK and HERK: a block of C's columns with the rows of them that its triangle holds, computed as the
  *   diagonal block (SYRK or HERK) and the rectangle beside it (GEMM), from the rows of op(A) both read.  The
- *   blocks' boundaries share the triangle's area, its arithmetic, evenly among the parts.
+ *   blocks' boundaries share the triangle's area, its arithmetic, evenly among the parts;
+ * - an FFT of several transforms: a block of them, with their input and output, which no other part touches.
  * Slot 0's part runs on the calling thread, which holds the GPU lock for all of them; the others on a thread
  * each, made for the call (a split call is large: a thread costs tens of microseconds of it).
  *
@@ -14,22 +15,26 @@
  * marks of the program's writes that another part's look-up has still to see.
  *
  * Together the parts keep the operation's contract (backend.h).  Where the output is read (GEMM with
- * beta != 0, and every TRSM, TRMM, SYRK and HERK) no part writes it before every part has computed its block
- * (gs_split_computed), so a part that fails leaves it as it was for the CPU's redo of the whole call.  A GEMM
- * with beta = 0 does not read C: what parts wrote is overwritten by that redo.  A part that fails on a slot
- * other than 0 for any reason but memory ends the splitting: later calls use slot 0 alone, and a notice says
- * so. */
+ * beta != 0, every TRSM, TRMM, SYRK and HERK, and an FFT in place or with elements of its output it leaves
+ * alone) no part writes it before every part has computed its block (gs_split_computed), so a part that fails
+ * leaves it as it was for the CPU's redo of the whole call.  Where it is not (GEMM with beta = 0, an FFT out of
+ * place, whose input is never written) what parts wrote is overwritten by that redo.  A part that fails on a
+ * slot other than 0 for any reason but memory ends the splitting: later calls use slot 0 alone, and a notice
+ * says so. */
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/cuda_cublas.h"
 #include "backend/cuda_split.h"
 
-/* Columns (or rows) of the output a part has at least: below that the copies of what every part reads to every
- * device outweigh what the extra devices compute. */
+/* Columns (or rows) of a Level-3 call's output a part has at least: below that the copies of what every part
+ * reads to every device outweigh what the extra devices compute. */
 #define GS_SPLIT_MIN 2048
+/* Bytes of an FFT's input a part reads at least: below that the thread and the launches of a part weigh in. */
+#define GS_SPLIT_FFT_MIN ((int64_t)16 << 20)
 
 typedef struct {
     pthread_mutex_t lock;
@@ -40,7 +45,10 @@ typedef struct {
 
 struct gs_part {
     gs_call_t c;
-    gs_blas_t p;
+    union {
+        gs_blas_t p;   /* a Level-3 call's arguments */
+        gs_fftw_t fft; /* an FFT's */
+    } a;
     gs_operands_t o;
     gs_cuda_body_fn *body;
     gs_split_t *s;
@@ -52,14 +60,50 @@ struct gs_part {
 
 static atomic_bool gs_split_off;
 
-/* The parts of a call whose output is split into blocks along a dimension of len. */
-static int gs_split_count(int64_t len)
+/* The parts of a call split into blocks along a dimension of len, each at least min long. */
+static int gs_split_count(int64_t len, int64_t min)
 {
     int up = atomic_load_explicit(&gs_ndevices, memory_order_acquire);
     if (up < 2 || atomic_load_explicit(&gs_split_off, memory_order_relaxed))
         return 1;
-    int64_t parts = len / GS_SPLIT_MIN;
+    int64_t parts = len / min;
     return parts < 2 ? 1 : parts < up ? (int)parts : up;
+}
+
+static bool gs_split_is_fft(const gs_call_t *c)
+{
+    return gs_ops[gs_routines[c->routine].op].family == GS_FAMILY_FFTW;
+}
+
+/* The transforms of an FFT that splits by them, 0 for one that does not; then dist[s] and one[s] are the real
+ * elements from one transform to the next on side s (0 input, 1 output) and the reals one transform spans
+ * there.  Its parts' operands are disjoint when every transform's span ends before the next one begins, with
+ * positive strides; in place, both sides' transforms must begin together. */
+static int64_t gs_split_fft_dim(const gs_fftw_t *p, int64_t dist[2], int64_t one[2])
+{
+    const gs_fftw_geom_t *g = &p->g;
+    const gs_fftw_layout_t *l = &g->lay;
+    if (!p->known || g->why || g->perm || l->batch < 2 || l->istride <= 0 || l->ostride <= 0)
+        return 0;
+    const int64_t d[2] = {l->idist, l->odist};
+    const bool cplx[2] = {g->kind != GS_FFTW_R2C, g->kind != GS_FFTW_C2R};
+    for (int s = 0; s < 2; s++) {
+        dist[s] = d[s] * (cplx[s] ? 2 : 1);
+        one[s] = g->span[s] - (l->batch - 1) * dist[s];
+        if (dist[s] <= 0 || one[s] <= 0 || one[s] > dist[s])
+            return 0;
+    }
+    return g->inplace && dist[0] != dist[1] ? 0 : l->batch;
+}
+
+/* The parts of an FFT: each reads at least GS_SPLIT_FFT_MIN bytes. */
+static int gs_split_fft_parts(const gs_fftw_t *p)
+{
+    int64_t dist[2], one[2], batch = gs_split_fft_dim(p, dist, one);
+    if (!batch)
+        return 1;
+    int64_t bytes = dist[0] * (int64_t)(gs_prec_size(p->g.prec) / 2);
+    return gs_split_count(batch, (GS_SPLIT_FFT_MIN + bytes - 1) / bytes);
 }
 
 /* The dimension the call's output is split along: its columns (*by_cols) or rows; 0 for a call never split. */
@@ -75,11 +119,13 @@ static int64_t gs_split_dim(const gs_blas_t *p, bool *by_cols)
     }
 }
 
-int gs_split_parts(const gs_blas_t *p)
+int gs_split_parts(const gs_call_t *c, const void *args)
 {
+    if (gs_split_is_fft(c))
+        return gs_split_fft_parts(args);
     bool by_cols = false;
-    int64_t len = gs_split_dim(p, &by_cols);
-    return len ? gs_split_count(len) : 1;
+    int64_t len = gs_split_dim(args, &by_cols);
+    return len ? gs_split_count(len, GS_SPLIT_MIN) : 1;
 }
 
 /* Where part i of parts begins along len: evenly, or for tri 'U' or 'L' (the columns of a triangle) at equal
@@ -92,8 +138,13 @@ static int64_t gs_split_at(int64_t len, int i, int parts, char tri)
     return (int64_t)llround((tri == 'U' ? sqrt(f) : 1 - sqrt(1 - f)) * (double)len);
 }
 
-void gs_split_traffic(const gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t)
+void gs_split_traffic(const gs_call_t *c, const void *args, const gs_operands_t *o, gs_traffic_t *t)
 {
+    if (gs_split_is_fft(c)) {
+        int parts = gs_split_fft_parts(args);
+        t->devices = parts > 1 ? parts : t->devices;
+        return;
+    }
     int op = gs_routines[c->routine].op;
     const gs_operand_t *a = &o->o[0], *out = &o->o[o->n - 1];
     bool rk = (op == GS_OP_syrk || op == GS_OP_herk) && o->n == 2;
@@ -109,7 +160,7 @@ void gs_split_traffic(const gs_call_t *c, const gs_operands_t *o, gs_traffic_t *
     } else {
         return;
     }
-    int parts = gs_split_count(len);
+    int parts = gs_split_count(len, GS_SPLIT_MIN);
     if (parts < 2)
         return;
     double extra = every * (parts - 1);
@@ -166,7 +217,7 @@ int gs_split_computed(gs_call_t *c)
 static void *gs_split_thread(void *arg)
 {
     gs_part_t *me = arg;
-    me->rc = gs_cuda_run(&me->c, &me->o, gs_split_body, &me->p);
+    me->rc = gs_cuda_run(&me->c, &me->o, gs_split_body, &me->a);
     gs_split_pass(me, true, me->rc == GS_OK, false);
     return NULL;
 }
@@ -184,7 +235,7 @@ static void gs_split_block(gs_operand_t *f, bool cols, int64_t lo, int64_t hi, i
 /* A GEMM's part: C's columns (by_cols) or rows [lo, hi), and the block of op(B) or op(A) they need. */
 static void gs_split_gemm(gs_part_t *me, bool by_cols, int64_t lo, int64_t hi, size_t es)
 {
-    gs_blas_t *p = &me->p;
+    gs_blas_t *p = &me->a.p;
     gs_operand_t *f = &me->o.o[by_cols ? 1 : 0], *out = &me->o.o[2];
     bool t = by_cols ? p->transb != 'N' : p->trans != 'N';
     /* op(B)'s columns lo.. are B's columns, or its rows when B is stored transposed; op(A)'s rows likewise. */
@@ -202,7 +253,7 @@ static void gs_split_gemm(gs_part_t *me, bool by_cols, int64_t lo, int64_t hi, s
  * whole call's. */
 static void gs_split_rk(gs_part_t *me, int64_t lo, int64_t hi, size_t es)
 {
-    gs_blas_t *p = &me->p;
+    gs_blas_t *p = &me->a.p;
     int64_t r0 = p->uplo == 'U' ? 0 : lo, r1 = p->uplo == 'U' ? hi : p->n;
     gs_operand_t *a = &me->o.o[0], *out = &me->o.o[1];
     gs_split_block(a, p->trans != 'N', r0, r1, p->lda, es);
@@ -211,24 +262,43 @@ static void gs_split_rk(gs_part_t *me, int64_t lo, int64_t hi, size_t es)
     p->a = a->host, p->c = (void *)out->host;
 }
 
-/* Part i of parts of the call, on slot i: its block of the output, and what it reads. */
-static void gs_split_part(gs_part_t *me, const gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, int i,
-                          int parts)
+void gs_split_fft(const gs_fftw_t *p, int i, int parts, gs_fftw_t *part)
+{
+    int64_t dist[2], one[2], batch = gs_split_fft_dim(p, dist, one);
+    int64_t lo = batch * i / parts, hi = batch * (i + 1) / parts;
+    size_t rs = gs_prec_size(p->g.prec) / 2;
+    *part = *p;
+    part->g.lay.batch = hi - lo;
+    part->in = (const char *)p->in + (size_t)(lo * dist[0]) * rs;
+    part->out = (char *)p->out + (size_t)(lo * dist[1]) * rs;
+}
+
+/* An FFT's part: its transforms [lo, hi), and the spans of its input and output (the family's operands, one
+ * region for a transform in place). */
+static void gs_split_fft_part(gs_part_t *me, const gs_fftw_t *p, int i, int parts)
+{
+    int64_t dist[2], one[2], batch = gs_split_fft_dim(p, dist, one);
+    gs_split_fft(p, i, parts, &me->a.fft);
+    me->lo = batch * i / parts, me->hi = batch * (i + 1) / parts;
+    int64_t more = me->hi - me->lo - 1, span[2] = {one[0] + more * dist[0], one[1] + more * dist[1]};
+    if (me->o.n == 1)
+        span[0] = span[0] > span[1] ? span[0] : span[1];
+    for (int s = 0; s < me->o.n; s++) {
+        gs_operand_t *f = &me->o.o[s];
+        f->host = s ? me->a.fft.out : me->a.fft.in;
+        f->rows = f->ld = span[s];
+    }
+}
+
+/* A Level-3 call's part: its block of the output, and what it reads. */
+static void gs_split_blas_part(gs_part_t *me, const gs_blas_t *p, int i, int parts)
 {
     size_t es = gs_prec_size(p->prec);
     bool by_cols = false;
     int64_t len = gs_split_dim(p, &by_cols);
     char tri = p->op == GS_OP_syrk || p->op == GS_OP_herk ? p->uplo : 0;
     int64_t lo = gs_split_at(len, i, parts, tri), hi = gs_split_at(len, i + 1, parts, tri);
-    me->c = *c;
-    me->c.why = "";
-    me->c.bytes_h2d = me->c.bytes_d2h = me->c.bytes_saved = 0;
-    me->c.cache_hits = 0;
-    me->c.track_ns = 0;
-    me->c.part = me;
-    me->c.dev = (uint8_t)i;
-    me->p = *p;
-    me->o = *o;
+    me->a.p = *p;
     me->lo = lo, me->hi = hi;
     if (p->op == GS_OP_gemm) {
         gs_split_gemm(me, by_cols, lo, hi, es);
@@ -237,11 +307,29 @@ static void gs_split_part(gs_part_t *me, const gs_call_t *c, const gs_blas_t *p,
     } else { /* TRSM, TRMM: B's block */
         gs_split_block(&me->o.o[1], by_cols, lo, hi, p->ldc, es);
         if (by_cols)
-            me->p.n = hi - lo;
+            me->a.p.n = hi - lo;
         else
-            me->p.m = hi - lo;
-        me->p.c = (void *)me->o.o[1].host;
+            me->a.p.m = hi - lo;
+        me->a.p.c = (void *)me->o.o[1].host;
     }
+}
+
+/* Part i of parts of the call, on slot i. */
+static void gs_split_part(gs_part_t *me, const gs_call_t *c, const void *args, const gs_operands_t *o, int i,
+                          int parts)
+{
+    me->c = *c;
+    me->c.why = "";
+    me->c.bytes_h2d = me->c.bytes_d2h = me->c.bytes_saved = 0;
+    me->c.cache_hits = 0;
+    me->c.track_ns = 0;
+    me->c.part = me;
+    me->c.dev = (uint8_t)i;
+    me->o = *o;
+    if (gs_split_is_fft(c))
+        gs_split_fft_part(me, args, i, parts);
+    else
+        gs_split_blas_part(me, args, i, parts);
 }
 
 /* A SYRK's or HERK's part on the device: d[0] op(A)'s rows of the part (gs_split_rk), d[1] its block of C.
@@ -273,24 +361,34 @@ static int gs_split_rk_compute(gs_call_t *c, const gs_blas_t *p, char *const d[3
     return gs_cuda_compute(c, &g, g.beta, gd, gl);
 }
 
-int gs_split_whole(gs_call_t *c, const gs_blas_t *p, char *const d[3], const int64_t ld[3])
+int gs_split_synced(gs_call_t *c)
 {
-    bool rk = p->op == GS_OP_syrk || p->op == GS_OP_herk;
-    int rc = rk ? gs_split_rk_compute(c, p, d, ld) : gs_cuda_compute(c, p, p->beta, d, ld);
-    if (rc != GS_OK)
-        return rc;
+    if (!c->part)
+        return GS_OK;
     GS_CUDA(c, cudaStreamSynchronize, (gs_dev(c)->stream));
     return gs_split_computed(c);
 }
 
-int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cuda_body_fn *body, int parts)
+int gs_split_whole(gs_call_t *c, const gs_blas_t *p, char *const d[3], const int64_t ld[3])
+{
+    bool rk = p->op == GS_OP_syrk || p->op == GS_OP_herk;
+    int rc = rk ? gs_split_rk_compute(c, p, d, ld) : gs_cuda_compute(c, p, p->beta, d, ld);
+    return rc != GS_OK ? rc : gs_split_synced(c);
+}
+
+int gs_split_run(gs_call_t *c, const void *args, const gs_operands_t *o, gs_cuda_body_fn *body, int parts)
 {
     gs_split_t s = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .parts = parts};
-    gs_part_t part[GS_DEVICES_MAX];
+    /* (on the heap: a part holds an FFT's whole geometry, and the caller's stack may be small) */
+    gs_part_t *part = calloc((size_t)parts, sizeof *part);
+    if (!part) {
+        gs_call_why(c, "gpu: no memory for the parts of a split call");
+        return GS_ENOMEM;
+    }
     pthread_t tid[GS_DEVICES_MAX];
     bool started[GS_DEVICES_MAX] = {false};
     for (int i = 0; i < parts; i++) {
-        gs_split_part(&part[i], c, p, o, i, parts);
+        gs_split_part(&part[i], c, args, o, i, parts);
         part[i].body = body;
         part[i].s = &s;
         part[i].bound = part[i].arrived = part[i].for_another = false;
@@ -307,7 +405,7 @@ int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cu
         }
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    part[0].rc = gs_cuda_run(&part[0].c, &part[0].o, gs_split_body, &part[0].p);
+    part[0].rc = gs_cuda_run(&part[0].c, &part[0].o, gs_split_body, &part[0].a);
     gs_split_pass(&part[0], true, part[0].rc == GS_OK, false);
     int cause = -1; /* the first part that failed of itself, else the first that failed */
     for (int i = 0; i < parts; i++) {
@@ -322,9 +420,12 @@ int gs_split_run(gs_call_t *c, const gs_blas_t *p, const gs_operands_t *o, gs_cu
         if (i > 0 && own && part[i].rc != GS_ENOMEM && !atomic_exchange(&gs_split_off, true))
             gs_msg("device slot %d failed in a split call (%s): later calls use one device", i, part[i].c.why);
     }
-    if (cause < 0)
-        return GS_OK;
-    gs_call_why(c, "%s (device slot %d of %d)", part[cause].c.why, cause, parts);
-    c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
-    return part[cause].rc;
+    int rc = cause < 0 ? GS_OK : part[cause].rc;
+    c->devices = cause < 0 ? (uint8_t)parts : 0;
+    if (cause >= 0) {
+        gs_call_why(c, "%s (device slot %d of %d)", part[cause].c.why, cause, parts);
+        c->bytes_h2d = c->bytes_d2h = c->bytes_saved = 0;
+    }
+    free(part);
+    return rc;
 }

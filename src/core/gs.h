@@ -264,6 +264,7 @@ typedef struct {
     bool timed;          /* t0 is valid */
     uint8_t where;       /* gs_where_t */
     uint8_t dev;         /* the device slot the GPU path uses (an index of the CUDA state's devices) */
+    uint8_t devices;     /* the devices a call split across them ran on (backend/cuda_split.c); 0: one */
     const char *why;     /* short reason (static string or why_buf) */
     char why_buf[200];
     uint64_t t0;
@@ -326,10 +327,8 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->flops = 0;
     c->threads = 0;
     c->pred_cpu = c->pred_gpu = -1;
-    c->pred_wait = 0;
-    c->t_pred = 0;
-    c->after = NULL;
-    c->part = NULL;
+    c->pred_wait = 0, c->t_pred = 0;
+    c->after = NULL, c->part = NULL, c->devices = 0;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
         c->t0 = gs_now_ns();

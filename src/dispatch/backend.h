@@ -49,10 +49,10 @@ typedef struct {
     /* Frees the device memory kept between calls (the residency cache, scratch buffers) for the program's own
      * allocation (dispatch/yield.c); the bytes freed.  GPU lock, device up. */
     size_t (*release)(void);
-    /* What a GPU call with operands o would copy in and out, into t: an operand counts as copied unless the
-     * residency cache holds it now.  Inputs that came back (an earlier call used them) are marked in c->known:
+    /* What a GPU call with arguments args and operands o would copy in and out, into t, and the devices it
+     * would be split across: an operand counts as copied unless the residency cache holds it now.  Inputs that came back (an earlier call used them) are marked in c->known:
      * the cache keeps them for the next calls, and their copy is an investment (gs_traffic_t). */
-    void (*traffic)(gs_call_t *c, const gs_operands_t *o, gs_traffic_t *t);
+    void (*traffic)(gs_call_t *c, const void *args, const gs_operands_t *o, gs_traffic_t *t);
     /* The one-time setup of a family's library on slot 0 (cuSOLVER's handle, cuFFT), after up, on the bring-up
      * thread and without the GPU lock: no call of the family reaches the device before it returns
      * (dispatch/warmup.c).  A failure is reported once; the family's calls then run on the CPU.  NULL: none. */

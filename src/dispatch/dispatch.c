@@ -39,7 +39,7 @@ static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_
     gs_operands_t o = {0};
     f->operands(args, &o);
     gs_traffic_t t;
-    gs_backend->traffic(c, &o, &t);
+    gs_backend->traffic(c, args, &o, &t);
     if (gs_policy_model(c, &t, setup, gs_gpu_left(c)) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (!f->has_work || !f->has_work(args))

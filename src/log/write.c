@@ -62,7 +62,7 @@ void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const cha
 {
     const gs_routine_info_t *r = &gs_routines[c->routine];
     /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites by theirs, names by the
-     * table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under 1950 bytes, so
+     * table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under 1965 bytes, so
      * the appends below cannot overrun buf. */
     char why[GS_WHY_MAX + 112], buf[2048], esite[320], enative[220];
     gs_json_escape(why, sizeof why, c->why);
@@ -89,6 +89,8 @@ void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const cha
                     c->opts, c->flops, gs_where_names[c->where], why, seconds,
                     (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (unsigned)c->cache_hits,
                     (unsigned long long)c->bytes_saved, (double)c->track_ns * 1e-3, (int)gettid());
+    if (c->devices > 1) /* a call split across devices (GPUSHIM_DEVICES) */
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"devices\":%u", (unsigned)c->devices);
     if (calls > 1) /* a run of like calls (runs.c): the fields above are their sums */
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"calls\":%u", (unsigned)calls);
     if (c->pred_cpu >= 0) /* the cost model's prediction of both sides (core/policy.c) */

@@ -99,6 +99,7 @@ static struct {
         pending_max, discarded;
     atomic_ulong fft_plans, fft_execs;
     atomic_ulong blas_by_dev[4]; /* library calls made with device 0..3 current (the last: 3 and up) */
+    atomic_ulong fft_by_dev[4];  /* cuFFT executes queued likewise */
     atomic_long fft_live;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -236,7 +237,10 @@ void standin_count_fft(enum standin_fft_event e)
     case STANDIN_FFT_CREATE: S.fft_live++; break;
     case STANDIN_FFT_DESTROY: S.fft_live--; break;
     case STANDIN_FFT_PLAN: S.fft_plans++; break;
-    case STANDIN_FFT_EXEC: S.fft_execs++; break;
+    case STANDIN_FFT_EXEC:
+        S.fft_execs++;
+        S.fft_by_dev[current_device < 3 ? current_device : 3]++;
+        break;
     }
 }
 
@@ -574,12 +578,13 @@ __attribute__((destructor)) static void report(void)
             "blas_calls=%lu pinned_max=%lu pinned_allocs=%lu pinned_live=%lu registers=%lu registered_live=%lu "
             "pageable_copies=%lu async_copies=%lu events=%lu ops_run=%lu pending_max=%lu unfinished=%lu "
             "discarded=%lu seed=%lu fft_plans=%lu fft_execs=%lu fft_live=%ld fds=%ld threads=%ld "
-            "blas_by_dev=%lu/%lu/%lu/%lu violations=%lu\n",
+            "blas_by_dev=%lu/%lu/%lu/%lu fft_by_dev=%lu/%lu/%lu/%lu violations=%lu\n",
             (int)getpid(), S.h2d_bytes, S.d2h_bytes, S.h2d_copies, S.d2h_copies, S.allocs_n, S.frees_n, live,
             S.blas_calls, S.pinned_max, S.pinned_allocs, pinned_live, S.registers, registered_live,
             S.pageable_copies, S.async_copies, S.events_n, S.ops_run, S.pending_max, S.pending, S.discarded,
             S.seed, S.fft_plans, S.fft_execs, S.fft_live, fds, threads, S.blas_by_dev[0], S.blas_by_dev[1],
-            S.blas_by_dev[2], S.blas_by_dev[3], S.violations);
+            S.blas_by_dev[2], S.blas_by_dev[3], S.fft_by_dev[0], S.fft_by_dev[1], S.fft_by_dev[2], S.fft_by_dev[3],
+            S.violations);
     fclose(f);
 }
 

@@ -36,6 +36,7 @@ typedef struct {
 typedef struct {
     int magic;
     int made;      /* cufftMakePlanMany64 succeeded */
+    int dev;       /* the device current when it did, which its executes need current too */
     int autoalloc; /* the plan allocates its own work area (the default) */
     cufftType type;
     int rank;
@@ -352,6 +353,7 @@ cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long int *n, lo
     }
     if (rc == CUFFT_SUCCESS) {
         q.made = 1;
+        q.dev = standin_current_device();
         *p = q;
         if (workSize)
             *workSize = q.work_size;
@@ -465,6 +467,8 @@ static cufftResult exec_locked(cufftHandle h, const char *fn, cufftType type, vo
         return CUFFT_INVALID_PLAN;
     if (!p->made)
         return standin_violation(fn, "executed before cufftMakePlanMany64 made the plan"), CUFFT_INVALID_PLAN;
+    if (p->dev != standin_current_device())
+        return standin_violation(fn, "the plan was made with another device current"), CUFFT_INVALID_PLAN;
     if (p->type != type)
         return standin_violation(fn, "the plan is of another type"), CUFFT_INVALID_TYPE;
     if ((type == CUFFT_C2C || type == CUFFT_Z2Z) && sign != CUFFT_FORWARD && sign != CUFFT_INVERSE)

@@ -26,7 +26,8 @@
  *   GS_STANDIN_STICKY=1       after an injected failure every later call fails too (a lost device)
  *   GS_STANDIN_DEVICES=N      devices reported (default 1; 0 gives cudaErrorNoDevice).  Each allocation and
  *                             stream belongs to the device current when it was made, and is only accepted
- *                             with that device current; the report's blas_by_dev counts library calls by it
+ *                             with that device current (a cuFFT plan, the device current when it was made);
+ *                             the report's blas_by_dev counts library calls by it, fft_by_dev cuFFT executes
  *   GS_STANDIN_DRIVER=V       the driver's CUDA version (default the runtime's: 13000, or 12080 for the CUDA 12
  *                             build); 0 is no driver, and a major version below the runtime's is refused, as the
  *                             real runtime does; CUDA_VISIBLE_DEVICES empty or negative hides every device
