@@ -39,12 +39,14 @@ int gs_cuda_scratch(gs_call_t *c, size_t bytes)
 
 size_t gs_cuda_release(void)
 {
-    gs_device_t *dv = &gs_devices[0];
-    gs_current_t was;
+    gs_current_t was; /* was.dev: the program's device, whose allocation failed */
     gs_current_save(&was);
     size_t freed = 0;
-    if (gs_cuda.cudaSetDevice(dv->ordinal) == cudaSuccess) {
-        freed = dv->scratch_size + gs_cache_trim(0, SIZE_MAX);
+    for (int i = 0; i < atomic_load(&gs_ndevices); i++) {
+        gs_device_t *dv = &gs_devices[i];
+        if (dv->ordinal != was.dev || gs_cuda.cudaSetDevice(dv->ordinal) != cudaSuccess)
+            continue;
+        freed += dv->scratch_size + gs_cache_trim(i, SIZE_MAX);
         gs_cuda_scratch_free(dv);
     }
     gs_current_restore(&was);

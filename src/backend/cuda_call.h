@@ -34,8 +34,9 @@ static inline size_t gs_round256(size_t bytes) { return (bytes + 255) & ~(size_t
 /* Device memory for one call's operands on the call's device (gs_dev(c)->scratch): at least bytes, kept
  * between calls up to a bound.  Called with the GPU lock held. */
 GS_HIDDEN int gs_cuda_scratch(gs_call_t *c, size_t bytes);
-/* The backend's release (dispatch/backend.h): the scratch memory and every cache entry of slot 0 freed, the
- * current device left as it was; the bytes freed. */
+/* The backend's release (dispatch/backend.h): the scratch memory and every cache entry freed of each slot on
+ * the calling thread's current device (the program's, whose allocation failed), the current device left as
+ * it was; the bytes freed. */
 GS_HIDDEN size_t gs_cuda_release(void);
 /* Bytes of device memory a call may use now: free memory (plus the scratch buffer and the residency cache's
  * evictable bytes, which can be given back) less a reserve for cuBLAS, capped by GPUSHIM_DEVICE_MEMORY. */

@@ -46,8 +46,9 @@ typedef struct {
     int (*up)(char *why, size_t n, int (*step)(void));
     /* After a failed call: 0 when the device still works (the failure was local to that call). */
     int (*healthy)(void);
-    /* Frees the device memory kept between calls (the residency cache, scratch buffers) for the program's own
-     * allocation (dispatch/yield.c); the bytes freed.  GPU lock, device up. */
+    /* Frees the device memory kept between calls (the residency cache, scratch buffers) on the calling thread's
+     * current device, for the program's own allocation there (dispatch/yield.c); the bytes freed.  GPU lock,
+     * device up. */
     size_t (*release)(void);
     /* What a GPU call with arguments args and operands o would copy in and out, into t, and the devices it
      * would be split across: an operand counts as copied unless the residency cache holds it now.  Inputs that came back (an earlier call used them) are marked in c->known:

@@ -5,8 +5,10 @@
  * DGEMM again (the shim has no room: the CPU runs it), frees it and calls once more.  Each product goes to the
  * result file, for blas_cmp against a run without the shim; what it saw goes to stdout.  With "driver", it
  * allocates as a statically linked runtime does: cuMemAlloc from the driver's cuGetProcAddress, itself from
- * dlsym of libcuda.so.1 (build/tests/fakecuda's, in the tests).
- * usage: share RESULT-FILE [N [driver]] */
+ * dlsym of libcuda.so.1 (build/tests/fakecuda's, in the tests).  With "wide", the products are 128 x N, of a
+ * 128 x 128 A and a 128 x N B: wide enough for GPUSHIM_DEVICES to split them, so that the shim caches a part of
+ * each on device 1 too.
+ * usage: share RESULT-FILE [N [driver|wide]] */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -17,14 +19,14 @@
 #include "common.h"
 #include "results.h"
 
-static int n = 1024;
+static int m = 1024, n = 1024, k = 1024;
 static double *a, *b, *c;
 
 static void product(FILE *f, const char *label)
 {
     double one = 1, zero = 0;
-    dgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n, 1, 1);
-    result_write(f, label, 1, c, (int64_t)n * n);
+    dgemm_("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m, 1, 1);
+    result_write(f, label, 1, c, (int64_t)m * n);
 }
 
 /* 95% of the device through the driver's entry points, as CuPy's and XLA's runtimes reach them. */
@@ -49,14 +51,16 @@ int main(int argc, char **argv)
 {
     FILE *f = argc > 1 ? fopen(argv[1], "wb") : NULL;
     if (argc > 2)
-        n = atoi(argv[2]);
+        m = n = k = atoi(argv[2]);
     int driver = argc > 3 && strcmp(argv[3], "driver") == 0;
+    if (argc > 3 && strcmp(argv[3], "wide") == 0)
+        m = k = 128;
     if (!f || n < 1)
-        return fprintf(stderr, "usage: share RESULT-FILE [N]\n"), 2;
-    size_t nn = (size_t)n * n;
-    a = malloc(sizeof *a * nn), b = malloc(sizeof *b * nn), c = malloc(sizeof *c * nn);
-    fill(a, nn, 1);
-    fill(b, nn, 2);
+        return fprintf(stderr, "usage: share RESULT-FILE [N [driver|wide]]\n"), 2;
+    size_t mk = (size_t)m * k, kn = (size_t)k * n, mn = (size_t)m * n;
+    a = malloc(sizeof *a * mk), b = malloc(sizeof *b * kn), c = malloc(sizeof *c * mn);
+    fill(a, mk, 1);
+    fill(b, kn, 2);
     if (cudaSetDevice(1) != cudaSuccess)
         return fprintf(stderr, "share: cudaSetDevice(1) failed\n"), 1;
     for (int i = 0; i < 3; i++)

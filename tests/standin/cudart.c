@@ -67,7 +67,7 @@ static struct {
         size_t size;
         int dev; /* the device current at cudaMalloc: only work on that device may use it */
     } allocs[MAX_ALLOCS];
-    size_t used;
+    size_t used[16]; /* bytes allocated on each device (the last: 15 and up), each of GS_STANDIN_MEM */
     struct {
         char *p;
         size_t size;
@@ -724,7 +724,7 @@ cudaError_t cudaDeviceReset(void)
             S.allocs[i].p = NULL;
             S.frees_n++;
         }
-    S.used = 0;
+    memset(S.used, 0, sizeof S.used);
     for (int i = 0; i < MAX_PINNED; i++)
         if (S.pinned[i].p && !S.pinned[i].registered)
             mprotect(S.pinned[i].p, (S.pinned[i].size + 4095) & ~(size_t)4095, PROT_NONE);
@@ -751,7 +751,8 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
     lock();
     size_t limit = mem_limit();
     *total = limit;
-    *free_bytes = S.used < limit ? limit - S.used : 0;
+    size_t used = S.used[current_device < 15 ? current_device : 15];
+    *free_bytes = used < limit ? limit - used : 0;
     unlock();
     return cudaSuccess;
 }
@@ -764,7 +765,8 @@ cudaError_t cudaMalloc(void **p, size_t size)
         return cudaErrorMemoryAllocation;
     lock();
     cudaError_t rc = cudaErrorMemoryAllocation;
-    if (S.used + size <= mem_limit()) {
+    size_t *used = &S.used[current_device < 15 ? current_device : 15];
+    if (*used + size <= mem_limit()) {
         for (int i = 0; i < MAX_ALLOCS; i++)
             if (!S.allocs[i].p) {
                 /* Poisoned, so that a result read from memory nobody wrote shows up as NaN.  With slack past the
@@ -780,7 +782,7 @@ cudaError_t cudaMalloc(void **p, size_t size)
                 S.allocs[i].p = m;
                 S.allocs[i].size = size;
                 S.allocs[i].dev = current_device;
-                S.used += size;
+                *used += size;
                 S.allocs_n++;
                 *p = m;
                 rc = cudaSuccess;
@@ -803,7 +805,7 @@ cudaError_t cudaFree(void *p)
     int i = find_alloc(p, 1);
     if (i >= 0 && S.allocs[i].p == p) {
         free(p);
-        S.used -= S.allocs[i].size;
+        S.used[S.allocs[i].dev < 15 ? S.allocs[i].dev : 15] -= S.allocs[i].size;
         S.allocs[i].p = NULL;
         S.frees_n++;
     }

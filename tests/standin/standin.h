@@ -31,7 +31,7 @@
  *   GS_STANDIN_DRIVER=V       the driver's CUDA version (default the runtime's: 13000, or 12080 for the CUDA 12
  *                             build); 0 is no driver, and a major version below the runtime's is refused, as the
  *                             real runtime does; CUDA_VISIBLE_DEVICES empty or negative hides every device
- *   GS_STANDIN_MEM=BYTES      device memory size (default 64 GiB)
+ *   GS_STANDIN_MEM=BYTES      each device's memory size (default 64 GiB)
  *   GS_STANDIN_SEED=N         seed of the scheduler's choices (default 1); the same seed and the same calls
  *                             from one thread give the same order
  */
