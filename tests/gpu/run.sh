@@ -76,6 +76,20 @@ want devices && $T/devices $OUT/devices_ref.bin && for d in unset 0 all 0,1; do
         bad "devices, GPUSHIM_DEVICES $d: $on_gpu of 35 on the GPU, $notices notices; $(tail -n 1 $OUT/devices_$d.cmp)"
     fi
 done
+# The same for tests/progs/fft_split.c's batched FFTs, which split on several devices: 9 executes on cuFFT, none
+# logged as split, results equal to FFTW's.
+want devices && $T/fft_split $OUT/fft_split_ref.bin && for d in unset 0 all; do
+    v=GPUSHIM_DEVICES=$d
+    [ $d = unset ] && v=
+    env ${v:+"$v"} GPUSHIM_LOG=$OUT/fft_split_$d.log LD_PRELOAD=$LIB GPUSHIM_OFFLOAD=always $T/fft_split \
+        $OUT/fft_split_$d.bin 2>$OUT/fft_split_$d.err
+    on_gpu=$(count $OUT/fft_split_$d.log -- where=gpu devices=None)
+    if $T/blas_cmp $OUT/fft_split_ref.bin $OUT/fft_split_$d.bin >$OUT/fft_split_$d.cmp && [ "$on_gpu" = 9 ]; then
+        ok "devices, batched FFTs, GPUSHIM_DEVICES $d: results equal, $on_gpu of 9 executes on the one GPU"
+    else
+        bad "devices, batched FFTs, GPUSHIM_DEVICES $d: $on_gpu of 9 on the GPU; $(tail -n 1 $OUT/fft_split_$d.cmp)"
+    fi
+done
 
 want tiles && $T/blas_all_plain $OUT/ref_plain.bin >/dev/null
 want tiles && for v in GPUSHIM_TILE=64 GPUSHIM_DEVICE_MEMORY=300k; do
