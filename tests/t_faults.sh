@@ -21,6 +21,7 @@ cmd() {
     plans) echo $T/fft_plans ;;
     lapack) echo $VPY tests/py/lapack_numpy.py $W/$2.npz 200 ;;
     more) echo $VPY tests/py/lapack_more.py $W/$2.npz ;;
+    split) echo env GS_STANDIN_DEVICES=2 GPUSHIM_DEVICES=0,1 $T/fft_split $W/$2.bin ;;
     esac
 }
 # same NAME RUN: whether the run's results (RUN.out, RUN.bin) equal the program's without the shim.
@@ -138,8 +139,10 @@ with the CPU libraries' results" test $swept -gt 0
 # The other checked calls whose failure branches tests/coverage.sh found unreached, failed at the call site
 # (GPUSHIM_FAULT=NAME@SITE:N, SITE the gpushim function making the call; NAME:N alone would count the program's
 # every call of NAME), each run's log naming the failed call and the file of its site: direct copies
-# (GPUSHIM_PINNED=0), the second copy of outputs after the first failed, the out-of-core GEMM, and the runtime
-# calls inside cuSOLVER's drivers (gesvdp's A put back after gesvdp itself failed).  Each line: PROGRAM FILE
+# (GPUSHIM_PINNED=0), the second copy of outputs after the first failed, the out-of-core GEMM, the runtime
+# calls inside cuSOLVER's drivers (gesvdp's A put back after gesvdp itself failed), and the wait of a part of a
+# call split across the stand-in's two devices before it writes an output it also reads (fft_split's FFT in
+# place).  Each line: PROGRAM FILE
 # RULES [SETTING...].  CI runs the first of each program's lines; GS_SWEEP=full all of them.
 swept=0 absorbed=0 absorbed_ok=no last_prog=
 while read -r prog file rules settings; do
@@ -179,6 +182,7 @@ more cuda_factor.c cudaMemcpy2DAsync@gs_getri:2
 more cuda_factor.c cudaMemcpy2DAsync@gs_trtri_out:1
 more cuda_factor.c cudaStreamSynchronize@gs_trtri_out:1
 more cuda_lstsq.c cudaMemcpy2DAsync@gs_gels:1
+split cuda_split.c cudaStreamSynchronize@gs_split_synced:1
 RUNS
 check "GPUSHIM_FAULT at a call site, the failure branches the other runs leave unreached: $swept runs, each \
 finished with the CPU libraries' results, its log naming the call and its site's file" test $swept -gt 0
