@@ -10,20 +10,24 @@
 $T/devices $W/ref.bin
 $T/devices $W/gemm.bin gemm
 $T/devices $W/again.bin again
-# run NAME DEVICES-PRESENT [VAR=VALUE...]: the program forced onto the GPU, in its mode $MODE (none: every call;
-# gemm: the GEMMs alone; again), compared with the same mode without the shim; its results, log and stderr in $W.
-MODE=
+# run NAME DEVICES-PRESENT [VAR=VALUE...]: the program $PROG forced onto the GPU, in its mode $MODE (devices's:
+# none, every call; gemm, the GEMMs alone; again), compared with the same mode without the shim; its results, log
+# and stderr in $W.
+PROG=devices MODE=
 run() {
     name=$1 present=$2
     shift 2
     standin_reset
     rm -f $W/$name.log
-    shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=$present GPUSHIM_LOG=$W/$name.log "$@" $T/devices $W/$name.bin \
+    shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=$present GPUSHIM_LOG=$W/$name.log "$@" $T/$PROG $W/$name.bin \
         $MODE 2>$W/$name.err
 }
 same() { $T/blas_cmp $W/${MODE:-ref}.bin $W/$1.bin >$W/$1.cmp 2>&1; }
-# used: the stand-in's library calls by device 0/1/2/3, then its violations (one process's report).
-used() { echo "$(sed -n 's/.* blas_by_dev=\([0-9/]*\) .*/\1/p' "$REPORT" | head -n 1)/$(standin violations)"; }
+# used [KIND]: the stand-in's library calls (KIND blas, the default) or cuFFT executes (fft) by device 0/1/2/3,
+# then its violations (one process's report).
+used() {
+    echo "$(sed -n "s/.* ${1:-blas}_by_dev=\([0-9/]*\) .*/\1/p" "$REPORT" | head -n 1)/$(standin violations)"
+}
 # split NAME BY-DEVICE/VIOLATIONS: the run's results equal, its calls by device as given.
 split() { same $1 && [ "$(used)" = $2 ]; }
 
@@ -94,41 +98,28 @@ check "GPUSHIM_DEVICES=4,5 with 2 devices: results equal" same none
 # Batched FFTs (tests/progs/fft_split.c): 7 plans that split, 2 that must not (interleaved transforms, and 100
 # transforms of 6.4 MB in all); every part's input at least 16 MiB, so 1030 transforms of 64 KiB make 4 parts
 # on 4 devices, 520 of 64 KiB and 1030 of 32 KiB (single precision) 2.
-$T/fft_split $W/fft-ref.bin
-fft() {
-    name=$1 present=$2
-    shift 2
-    standin_reset
-    rm -f $W/$name.log
-    shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=$present GPUSHIM_LOG=$W/$name.log "$@" $T/fft_split \
-        $W/$name.bin 2>$W/$name.err
-}
-# fft_used: the stand-in's cuFFT executes by device 0/1/2/3, then its violations.
-fft_used() { echo "$(sed -n 's/.* fft_by_dev=\([0-9/]*\) .*/\1/p' "$REPORT" | head -n 1)/$(standin violations)"; }
-fft_split() {
-    $T/blas_cmp $W/fft-ref.bin $W/$1.bin >$W/$1.cmp 2>&1 && [ "$(fft_used)" = $2 ] &&
-        [ "$(count $W/$1.log -- where=gpu devices=$3)" = $4 ]
-}
-fft one 2
-check "FFTs, 2 devices, GPUSHIM_DEVICES unset: results equal, every execute on device 0 ($(fft_used))" \
-    fft_split one 9/0/0/0/0 None 9
-fft two 2 GPUSHIM_DEVICES=0,1
-check "FFTs, GPUSHIM_DEVICES=0,1: results equal, 7 split between both devices, logged so ($(fft_used))" \
-    fft_split two 9/7/0/0/0 2 7
-fft four 4 GPUSHIM_DEVICES=all
-check "FFTs, GPUSHIM_DEVICES=all, 4 devices: results equal, 3 in 4 parts, 4 in 2 ($(fft_used))" \
-    fft_split four 9/7/3/3/0 4 3
+# (its reference replaces devices's, whose checks are done)
+PROG=fft_split MODE=
+$T/$PROG $W/ref.bin
+# fft_split NAME BY-DEVICE/VIOLATIONS DEVICES CALLS: results equal, executes by device as given, CALLS logged with
+# the field devices DEVICES ("None": absent).
+fft_split() { same $1 && [ "$(used fft)" = $2 ] && [ "$(count $W/$1.log -- where=gpu devices=$3)" = $4 ]; }
+run fone 2
+check "FFTs, 2 devices, GPUSHIM_DEVICES unset: results equal, every execute on device 0 ($(used fft))" \
+    fft_split fone 9/0/0/0/0 None 9
+run ftwo 2 GPUSHIM_DEVICES=0,1
+check "FFTs, GPUSHIM_DEVICES=0,1: results equal, 7 split between both devices, logged so ($(used fft))" \
+    fft_split ftwo 9/7/0/0/0 2 7
+run ffour 4 GPUSHIM_DEVICES=all
+check "FFTs, GPUSHIM_DEVICES=all, 4 devices: results equal, 3 in 4 parts, 4 in 2 ($(used fft))" \
+    fft_split ffour 9/7/3/3/0 4 3
 
 # A part that fails: the whole execute is done again by FFTW, and logged.  Z2Z's 3rd and 4th executes are the
 # parts of the complex transform in place, whose parts write nothing before both have computed; D2Z's 1st or
 # 2nd, a part of the r2c out of place; C2C's 2nd, a part of the single-precision one; the first copy, a part's
 # upload.
-fft_failed() {
-    $T/blas_cmp $W/fft-ref.bin $W/ffault.bin >$W/ffault.cmp 2>&1 &&
-        [ "$(count $W/ffault.log -- where=cpu 'why=gpu error*device slot*')" = 1 ] && [ "$(standin violations)" = 0 ]
-}
 for f in cufftExecZ2Z:3 cufftExecZ2Z:4 cufftExecD2Z:2 cufftExecC2C:2 cudaMemcpy2DAsync:1; do
-    fft ffault 2 GPUSHIM_DEVICES=0,1 GS_STANDIN_FAIL=$f
-    check "FFTs, GPUSHIM_DEVICES=0,1, $f fails: results equal, one execute on the CPU saying why" fft_failed
+    run fault 2 GPUSHIM_DEVICES=0,1 GS_STANDIN_FAIL=$f
+    check "FFTs, GPUSHIM_DEVICES=0,1, $f fails: results equal, one execute on the CPU saying why" failed_once
 done
 finish
