@@ -598,6 +598,47 @@ START_TEST(test_fftw_geometry)
 }
 END_TEST
 
+/* Twin candidates (twin.c): plans whose hashes meet each find one of their GS_FFTW_TWIN_PROBES slots; one more
+ * gets no twins until a plan is destroyed; cleanup forgets them all. */
+START_TEST(test_fftw_twin_slots)
+{
+    enum { N = GS_FFTW_TWIN_PROBES + 1 };
+    static char base[1 << 16];
+    const void *plans[N];
+    int n = 0;
+    for (size_t k = 0; k < sizeof base && n < N; k += 16)
+        if (gs_fftw_twin_slot(base + k, 0) == gs_fftw_twin_slot(base, 0))
+            plans[n++] = base + k;
+    ck_assert_int_eq(n, N);
+    bool serial = gs.opt.fftw_serial;
+    gs.opt.fftw_serial = true;
+    gs_fftw_geom_t g = {.kind = GS_FFTW_DFT, .prec = GS_P_Z, .threads = 2, .flops = 5e4};
+    gs_fftw_run_t r;
+    pthread_mutex_lock(&gs_fftw_planner_lock);
+    for (int i = 0; i < N; i++) {
+        g.plan = plans[i];
+        gs_fftw_twin_mark(&g);
+    }
+    for (int i = 0; i < N; i++) { /* a candidate's execute is a timed trial (slot set) */
+        ck_assert_ptr_eq(gs_fftw_twin_begin(plans[i], &r), plans[i]);
+        ck_assert_int_eq(r.slot >= 0, i < N - 1);
+    }
+    gs_fftw_twin_drop(plans[1], GS_P_Z, false);
+    gs_fftw_twin_begin(plans[1], &r);
+    ck_assert_int_lt(r.slot, 0);
+    gs_fftw_twin_mark(&g);
+    gs_fftw_twin_begin(plans[N - 1], &r);
+    ck_assert_int_ge(r.slot, 0);
+    gs_fftw_twin_drop(NULL, GS_P_Z, true);
+    for (int i = 0; i < N; i++) {
+        gs_fftw_twin_begin(plans[i], &r);
+        ck_assert_int_lt(r.slot, 0);
+    }
+    pthread_mutex_unlock(&gs_fftw_planner_lock);
+    gs.opt.fftw_serial = serial;
+}
+END_TEST
+
 /* Guru geometries as one advanced layout (layout.c), or the reason none expresses them. */
 static const char *layout_of(int kind, int rank, const int *dims, int hrank, const int *hdims, bool inplace,
                              gs_fftw_geom_t *g)
@@ -783,7 +824,7 @@ static Suite *suite(void)
                   test_cblas_letters, test_scalar_zero}},
         {"log", {test_json_escape, test_sites}},
         {"wp", {test_wp_protect}},
-        {"fftw", {test_fftw_geometry, test_fftw_layout, test_fftw_registry, test_real_caller}},
+        {"fftw", {test_fftw_geometry, test_fftw_twin_slots, test_fftw_layout, test_fftw_registry, test_real_caller}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);

@@ -160,13 +160,16 @@ GS_HIDDEN void gs_fftw_twin_mark(const gs_fftw_geom_t *g);
 /* Forgets plan's twins (all: those of every plan of precision prec), freeing them; with the lock held. */
 GS_HIDDEN void gs_fftw_twin_drop(const void *plan, int prec, bool all);
 
-/* Candidate plans, one a slot by the plan's hash. */
+/* Candidate plans by the plan's hash: plan's i-th probe (i below GS_FFTW_TWIN_PROBES) is the slot after the
+ * (i-1)-th, so plans whose hashes meet still find a slot (a plan that finds none gets no twins). */
 #define GS_FFTW_TWINS 256
+#define GS_FFTW_TWIN_PROBES 4
 GS_HIDDEN extern _Atomic(const void *) gs_fftw_twin_of[GS_FFTW_TWINS];
 
-static inline unsigned gs_fftw_twin_slot(const void *plan)
+static inline unsigned gs_fftw_twin_slot(const void *plan, unsigned i)
 {
-    return (unsigned)(((uint64_t)(uintptr_t)plan * 0x9E3779B97F4A7C15ull) >> 56); /* 8 bits */
+    unsigned h = (unsigned)(((uint64_t)(uintptr_t)plan * 0x9E3779B97F4A7C15ull) >> 56); /* 8 bits */
+    return (h + i) & (GS_FFTW_TWINS - 1);
 }
 
 /* One execute on the CPU: which plan ran, and its start when it is a timed trial (slot >= 0). */
@@ -183,12 +186,14 @@ GS_HIDDEN void gs_fftw_twin_timed(const gs_fftw_run_t *r);
 /* The plan an execute of plan runs on the CPU: plan, or one of its twins; gs_fftw_twin_end after the execute. */
 static inline const void *gs_fftw_twin_begin(const void *plan, gs_fftw_run_t *r)
 {
-    unsigned s = gs_fftw_twin_slot(plan);
     r->slot = -1;
     r->threads = 0;
-    if (__builtin_expect(atomic_load_explicit(&gs_fftw_twin_of[s], memory_order_acquire) != plan, 1))
-        return plan;
-    return gs_fftw_twin_pick(plan, s, r);
+    for (unsigned i = 0; i < GS_FFTW_TWIN_PROBES; i++) {
+        unsigned s = gs_fftw_twin_slot(plan, i);
+        if (__builtin_expect(atomic_load_explicit(&gs_fftw_twin_of[s], memory_order_acquire) == plan, 0))
+            return gs_fftw_twin_pick(plan, s, r);
+    }
+    return plan;
 }
 
 static inline void gs_fftw_twin_end(const gs_fftw_run_t *r)

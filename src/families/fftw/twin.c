@@ -53,13 +53,18 @@ int gs_fftw_threads(int prec)
 
 void gs_fftw_twin_mark(const gs_fftw_geom_t *g)
 {
-    unsigned s = gs_fftw_twin_slot(g->plan);
-    const void *old = atomic_load(&gs_fftw_twin_of[s]);
-    /* A plan this slot held that was freed without destroy_plan (FFTW's cleanup_threads, its own handle):
-     * its twin may be freed too, and is forgotten, not destroyed. */
-    if (old == g->plan)
-        atomic_store(&gs_fftw_twin_of[s], old = NULL);
-    if (old || !gs.opt.fftw_serial || g->lib || g->split || g->truncated || g->kind == GS_FFTW_R2R ||
+    int s = -1; /* the first free slot of g's probes */
+    for (unsigned i = 0; i < GS_FFTW_TWIN_PROBES; i++) {
+        unsigned p = gs_fftw_twin_slot(g->plan, i);
+        const void *old = atomic_load(&gs_fftw_twin_of[p]);
+        /* A plan at g's address that was freed without destroy_plan (FFTW's cleanup_threads, its own handle):
+         * its twins may be freed too, and are forgotten, not destroyed. */
+        if (old == g->plan)
+            atomic_store(&gs_fftw_twin_of[p], old = NULL);
+        if (!old && s < 0)
+            s = (int)p;
+    }
+    if (s < 0 || !gs.opt.fftw_serial || g->lib || g->split || g->truncated || g->kind == GS_FFTW_R2R ||
         g->threads <= 1 || g->flops > GS_TWIN_FLOPS || g->flags & FFTW_WISDOM_ONLY)
         return;
     gs_twin_t *t = &gs_twins[s];
@@ -212,14 +217,13 @@ void gs_fftw_twin_timed(const gs_fftw_run_t *r)
 
 void gs_fftw_twin_drop(const void *plan, int prec, bool all)
 {
-    for (unsigned s = all ? 0 : gs_fftw_twin_slot(plan); s < GS_FFTW_TWINS; s++) {
+    for (unsigned i = 0; i < (all ? GS_FFTW_TWINS : GS_FFTW_TWIN_PROBES); i++) {
+        unsigned s = all ? i : gs_fftw_twin_slot(plan, i);
         const void *p = atomic_load(&gs_fftw_twin_of[s]);
         if (p && (all ? gs_twins[s].prec == prec : p == plan)) {
             atomic_store(&gs_fftw_twin_of[s], NULL);
             gs_twin_free(&gs_twins[s]);
         }
-        if (!all)
-            break;
     }
 }
 
