@@ -1,7 +1,8 @@
-/* Stand-in for libcublas: the Level-3 routines and gemv that gpushim calls, computed by plain loops on "device" memory
- * from the stand-in runtime, in double-complex arithmetic for every precision.  Each call checks its matrices
- * (inside one device allocation) and scalars (host memory, pointer mode host) and reads the scalars at once,
- * as cuBLAS does; the arithmetic is queued on the handle's stream and runs later (standin_enqueue). */
+/* Stand-in for libcublas: the Level-3 routines and gemv that gpushim calls, computed by plain loops on "device"
+ * memory from the stand-in runtime, in double-complex arithmetic for every precision (GEMM's and SYRK's sums of
+ * real products in double, which gives the same).  Each call checks its matrices (inside one device allocation)
+ * and scalars (host memory, pointer mode host) and reads the scalars at once, as cuBLAS does; the arithmetic is
+ * queued on the handle's stream and runs later (standin_enqueue). */
 #define _GNU_SOURCE
 #include <complex.h>
 #include <cublas_api.h>
@@ -159,16 +160,60 @@ static cublasStatus_t submit(cublasHandle_t h, void (*run)(void *), const job_t 
     return standin_enqueue(h->stream, run, j, sizeof *j) ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_SUCCESS;
 }
 
+/* The loops below take op(M)'s rows a block at a time into plain arrays, read once instead of once per element
+ * of C; each sum still runs over l in order, so the results are those of the plain triple loop, bit for bit
+ * (and a split call's parts give the whole call's). */
+enum { ROWS = 256 };
+
+static z_t *zalloc(int64_t n)
+{
+    z_t *z = malloc(sizeof(z_t) * (size_t)(n > 0 ? n : 1));
+    if (!z)
+        abort(); /* a test double: nothing to finish on instead */
+    return z;
+}
+
+/* op(m)'s rows r0 .. r0 + rows - 1, columns 0 .. cols - 1, into out row by row. */
+static void rows_of(mat_t m, cublasOperation_t t, int64_t r0, int64_t rows, int64_t cols, z_t *out)
+{
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t l = 0; l < cols; l++)
+            out[r * cols + l] = opat(m, t, r0 + r, l);
+}
+
+/* sum x[l] y[l] over l in order; real: of real parts only, as complex arithmetic would give them */
+static z_t dot(const z_t *x, const z_t *y, int64_t k, int real)
+{
+    if (real) {
+        double s = 0;
+        for (int64_t l = 0; l < k; l++)
+            s += creal(x[l]) * creal(y[l]);
+        return s;
+    }
+    z_t s = 0;
+    for (int64_t l = 0; l < k; l++)
+        s += x[l] * y[l];
+    return s;
+}
+
 static void run_gemm(void *arg)
 {
     const job_t *j = arg;
-    for (int64_t jj = 0; jj < j->n; jj++)
-        for (int64_t i = 0; i < j->m; i++) {
-            z_t s = 0;
-            for (int64_t l = 0; l < j->k; l++)
-                s += opat(j->a, j->ta, i, l) * opat(j->b, j->tb, l, jj);
-            put(j->c, i, jj, j->al * s + (j->be == 0 ? 0 : j->be * at(j->c, i, jj)));
+    z_t *a = zalloc(ROWS * j->k), *b = zalloc(j->k);
+    int real = j->a.p == S || j->a.p == D;
+    for (int64_t i0 = 0; i0 < j->m; i0 += ROWS) {
+        int64_t rows = j->m - i0 < ROWS ? j->m - i0 : ROWS;
+        rows_of(j->a, j->ta, i0, rows, j->k, a);
+        for (int64_t jj = 0; jj < j->n; jj++) {
+            for (int64_t l = 0; l < j->k; l++) /* column jj of op(B) */
+                b[l] = opat(j->b, j->tb, l, jj);
+            for (int64_t r = 0; r < rows; r++) {
+                z_t s = dot(a + r * j->k, b, j->k, real);
+                put(j->c, i0 + r, jj, j->al * s + (j->be == 0 ? 0 : j->be * at(j->c, i0 + r, jj)));
+            }
         }
+    }
+    free(a), free(b);
 }
 
 static cublasStatus_t gemm(cublasHandle_t h, int p, const char *fn, cublasOperation_t ta, cublasOperation_t tb,
@@ -231,22 +276,34 @@ static void run_rk(void *arg)
     const job_t *j = arg;
     int herm = j->herm;
     cublasOperation_t t = j->ta;
-    for (int64_t jj = 0; jj < j->n; jj++)
-        for (int64_t i = 0; i < j->n; i++) {
-            if (j->uplo == CUBLAS_FILL_MODE_UPPER ? i > jj : i < jj)
-                continue;
-            z_t s1 = 0, s2 = 0;
-            for (int64_t l = 0; l < j->k; l++) {
-                z_t xi = opat(j->a, t, i, l), yj = opat(j->b, t, jj, l), yi = opat(j->b, t, i, l),
-                    xj = opat(j->a, t, jj, l);
-                s1 += xi * (herm ? conj(yj) : yj);
-                s2 += yi * (herm ? conj(xj) : xj);
+    int64_t k = j->k;
+    int real = j->a.p == S || j->a.p == D;
+    /* op(A) and op(B)'s rows i (a block) and jj (conjugated for her*k); B is A without has_b, and the second
+     * sum unused */
+    z_t *xa = zalloc(ROWS * k), *ya = zalloc(ROWS * k), *xj = zalloc(k), *yj = zalloc(k);
+    for (int64_t i0 = 0; i0 < j->n; i0 += ROWS) {
+        int64_t rows = j->n - i0 < ROWS ? j->n - i0 : ROWS;
+        rows_of(j->a, t, i0, rows, k, xa);
+        if (j->has_b)
+            rows_of(j->b, t, i0, rows, k, ya);
+        for (int64_t jj = 0; jj < j->n; jj++) {
+            rows_of(j->a, t, jj, 1, k, xj);
+            rows_of(j->b, t, jj, 1, k, yj);
+            for (int64_t l = 0; herm && l < k; l++)
+                xj[l] = conj(xj[l]), yj[l] = conj(yj[l]);
+            for (int64_t r = 0; r < rows; r++) {
+                int64_t i = i0 + r;
+                if (j->uplo == CUBLAS_FILL_MODE_UPPER ? i > jj : i < jj)
+                    continue;
+                z_t s1 = dot(xa + r * k, yj, k, real), s2 = j->has_b ? dot(ya + r * k, xj, k, real) : 0;
+                z_t v = j->has_b ? j->al * s1 + (herm ? conj(j->al) : j->al) * s2 : j->al * s1;
+                if (j->be != 0) /* C is not read when beta = 0: it may hold anything, signalling NaNs too */
+                    v += j->be * (herm && i == jj ? creal(at(j->c, i, jj)) : at(j->c, i, jj));
+                put(j->c, i, jj, herm && i == jj ? creal(v) : v);
             }
-            z_t v = j->has_b ? j->al * s1 + (herm ? conj(j->al) : j->al) * s2 : j->al * s1;
-            if (j->be != 0) /* C is not read when beta = 0: it may hold anything, signalling NaNs too */
-                v += j->be * (herm && i == jj ? creal(at(j->c, i, jj)) : at(j->c, i, jj));
-            put(j->c, i, jj, herm && i == jj ? creal(v) : v);
         }
+    }
+    free(xa), free(ya), free(xj), free(yj);
 }
 
 static cublasStatus_t rk(cublasHandle_t h, int p, const char *fn, int herm, cublasFillMode_t uplo,

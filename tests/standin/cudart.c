@@ -67,12 +67,14 @@ static struct {
         size_t size;
         int dev; /* the device current at cudaMalloc: only work on that device may use it */
     } allocs[MAX_ALLOCS];
+    int allocs_top; /* allocs and pinned hold nothing from these on: the scans stop there */
     size_t used[16]; /* bytes allocated on each device (the last: 15 and up), each of GS_STANDIN_MEM */
     struct {
         char *p;
         size_t size;
         int registered; /* 1: a cudaHostRegister range, 0: a cudaHostAlloc block */
     } pinned[MAX_PINNED];
+    int pinned_top;
     size_t pinned_bytes; /* live cudaHostAlloc bytes */
     struct CUstream_st streams[MAX_STREAMS];
     int nstreams;
@@ -107,6 +109,12 @@ static size_t mem_limit(void)
 {
     const char *s = getenv("GS_STANDIN_MEM");
     return s ? strtoull(s, NULL, 0) : (size_t)64 << 30;
+}
+
+/* Device dev's allocated bytes; with the lock held. */
+static size_t *mem_used(int dev)
+{
+    return &S.used[dev < 15 ? dev : 15];
 }
 
 /* Never takes the lock, so it may be called with or without it held. */
@@ -259,7 +267,7 @@ unsigned long standin_pending(void)
 static int find_alloc(const void *p, size_t bytes)
 {
     const char *c = p;
-    for (int i = 0; i < MAX_ALLOCS; i++)
+    for (int i = 0; i < S.allocs_top; i++)
         if (S.allocs[i].p && c >= S.allocs[i].p && c + bytes <= S.allocs[i].p + S.allocs[i].size)
             return i;
     return -1;
@@ -267,7 +275,7 @@ static int find_alloc(const void *p, size_t bytes)
 
 static int overlaps_device(const char *p, size_t bytes)
 {
-    for (int i = 0; i < MAX_ALLOCS; i++)
+    for (int i = 0; i < S.allocs_top; i++)
         if (S.allocs[i].p && p < S.allocs[i].p + S.allocs[i].size && S.allocs[i].p < p + bytes)
             return 1;
     return 0;
@@ -276,7 +284,7 @@ static int overlaps_device(const char *p, size_t bytes)
 /* Index of the cudaHostAlloc block or cudaHostRegister range that overlaps [p, p + bytes), or -1. */
 static int find_pinned_overlap(const char *p, size_t bytes)
 {
-    for (int i = 0; i < MAX_PINNED; i++)
+    for (int i = 0; i < S.pinned_top; i++)
         if (S.pinned[i].p && p < S.pinned[i].p + S.pinned[i].size && S.pinned[i].p < p + bytes)
             return i;
     return -1;
@@ -286,7 +294,7 @@ static int find_pinned_overlap(const char *p, size_t bytes)
 static int is_pinned(const void *p, size_t bytes)
 {
     const char *c = p;
-    for (int i = 0; i < MAX_PINNED; i++)
+    for (int i = 0; i < S.pinned_top; i++)
         if (S.pinned[i].p && c >= S.pinned[i].p && c + bytes <= S.pinned[i].p + S.pinned[i].size)
             return 1;
     return 0;
@@ -730,6 +738,7 @@ cudaError_t cudaDeviceReset(void)
             mprotect(S.pinned[i].p, (S.pinned[i].size + 4095) & ~(size_t)4095, PROT_NONE);
     memset(S.pinned, 0, sizeof S.pinned);
     S.pinned_bytes = 0;
+    S.allocs_top = S.pinned_top = 0;
     for (int i = 0; i < S.nstreams; i++)
         S.streams[i].magic = STREAM_DEAD;
     for (int i = 0; i < MAX_EVENTS; i++)
@@ -751,7 +760,7 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
     lock();
     size_t limit = mem_limit();
     *total = limit;
-    size_t used = S.used[current_device < 15 ? current_device : 15];
+    size_t used = *mem_used(current_device);
     *free_bytes = used < limit ? limit - used : 0;
     unlock();
     return cudaSuccess;
@@ -765,7 +774,7 @@ cudaError_t cudaMalloc(void **p, size_t size)
         return cudaErrorMemoryAllocation;
     lock();
     cudaError_t rc = cudaErrorMemoryAllocation;
-    size_t *used = &S.used[current_device < 15 ? current_device : 15];
+    size_t *used = mem_used(current_device);
     if (*used + size <= mem_limit()) {
         for (int i = 0; i < MAX_ALLOCS; i++)
             if (!S.allocs[i].p) {
@@ -780,6 +789,7 @@ cudaError_t cudaMalloc(void **p, size_t size)
                     break;
                 memset(m, 0xff, size);
                 S.allocs[i].p = m;
+                S.allocs_top = i + 1 > S.allocs_top ? i + 1 : S.allocs_top;
                 S.allocs[i].size = size;
                 S.allocs[i].dev = current_device;
                 *used += size;
@@ -805,7 +815,7 @@ cudaError_t cudaFree(void *p)
     int i = find_alloc(p, 1);
     if (i >= 0 && S.allocs[i].p == p) {
         free(p);
-        S.used[S.allocs[i].dev < 15 ? S.allocs[i].dev : 15] -= S.allocs[i].size;
+        *mem_used(S.allocs[i].dev) -= S.allocs[i].size;
         S.allocs[i].p = NULL;
         S.frees_n++;
     }
@@ -820,8 +830,10 @@ cudaError_t cudaFree(void *p)
 static int free_pinned_slot(void)
 {
     for (int i = 0; i < MAX_PINNED; i++)
-        if (!S.pinned[i].p)
+        if (!S.pinned[i].p) {
+            S.pinned_top = i + 1 > S.pinned_top ? i + 1 : S.pinned_top;
             return i;
+        }
     return -1;
 }
 
