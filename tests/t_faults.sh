@@ -142,8 +142,8 @@ with the CPU libraries' results" test $swept -gt 0
 # (GPUSHIM_PINNED=0), the second copy of outputs after the first failed, the out-of-core GEMM, the runtime
 # calls inside cuSOLVER's drivers (gesvdp's A put back after gesvdp itself failed), and the wait of a part of a
 # call split across the stand-in's two devices before it writes an output it also reads (fft_split's FFT in
-# place).  Each line: PROGRAM FILE
-# RULES [SETTING...].  CI runs the first of each program's lines; GS_SWEEP=full all of them.
+# place).  Each line: PROGRAM FILE RULES [SETTING...].  CI runs the first of each program's lines; GS_SWEEP=full
+# all of them.
 swept=0 absorbed=0 absorbed_ok=no last_prog=
 while read -r prog file rules settings; do
     clean_run $prog
