@@ -84,15 +84,20 @@ static const char *const gs_drv_names[GS_DRV_N] = {
 };
 
 /* The C library's dlsym, which the interposed one passes every other lookup to (GLIBC_2.34, or libdl's before
- * that); set by gs_dlsym_pick before its first use. */
+ * that); set by gs_dlsym_pick before its first use.  Looked up first as the next definition after the shim's,
+ * without dlopen: AddressSanitizer's runtime, preloaded ahead of the shim (make asan), calls dlsym before its
+ * own dlopen works.  A shim loaded with dlopen after the C library has none next: then in the C library by
+ * name (tests/t_loading.sh). */
 GS_HIDDEN void *(*gs_dlsym_libc)(void *, const char *);
 
-static void *(*gs_libc_dlsym(void))(void *, const char *)
+GS_NO_ASAN static void *(*gs_libc_dlsym(void))(void *, const char *)
 {
     void *(*f)(void *, const char *) = __atomic_load_n(&gs_dlsym_libc, __ATOMIC_ACQUIRE);
     if (f)
         return f;
     static const char *const where[][2] = {{"libc.so.6", "GLIBC_2.34"}, {"libdl.so.2", "GLIBC_2.2.5"}};
+    for (size_t i = 0; !f && i < sizeof where / sizeof where[0]; i++)
+        *(void **)&f = dlvsym(RTLD_NEXT, "dlsym", where[i][1]);
     for (size_t i = 0; !f && i < sizeof where / sizeof where[0]; i++) {
         void *h = dlopen(where[i][0], RTLD_LAZY | RTLD_NOLOAD);
         if (h) {
@@ -136,7 +141,7 @@ static void *gs_swap(void *f)
  * name, swapped; GS_PASS for every other lookup, which the assembly hands to the C library's dlsym by a jump,
  * so that the C library sees its caller's return address (RTLD_NEXT's meaning depends on it). */
 #define GS_PASS ((void *)-1)
-GS_HIDDEN __attribute__((used)) void *gs_dlsym_pick(void *handle, const char *name)
+GS_HIDDEN GS_NO_ASAN __attribute__((used)) void *gs_dlsym_pick(void *handle, const char *name)
 {
     void *(*real)(void *, const char *) = gs_libc_dlsym();
     if (!real || !name || name[0] != 'c' || name[1] != 'u' || handle == RTLD_NEXT)
