@@ -148,6 +148,24 @@ check "exit: waited for the step under way, no longer" test $(((t1 - t0) / 10000
 check "exit: the bring-up stopped there, saying why in the log" \
     grep -q '"event":"gpu_off","what":"no usable GPU: the bring-up was stopped: the program is exiting"' $W/exit.log
 
+# exit in a library's step (issue 46): LU factorisations of order 1024 keep the CPU library's threads busy, the
+# first starting the bring-up of cuBLAS and cuSOLVER; main returns 700 ms after it, while cuSOLVER starts
+# (1500 ms).  The stand-in's libraries register the real ones' thousands of exit handlers as they load; had any
+# run before exit waited for the step, cuSOLVER's start would have run on under their teardown (a heap
+# corruption in the real libraries on the H200 machine) and the stand-in says so.
+$P 6 0 lu_exit >$W/ref_lu_exit.out
+t0=$(date +%s%N)
+standin_reset
+run lu_exit GS_STANDIN_UP_MS=100 GS_STANDIN_SOLVER_MS=1500 -- 6 700 lu_exit
+rc=$?
+t1=$(date +%s%N)
+check "exit in a library's step: status 0, nothing on stderr, no library torn down under the step" \
+    test "$rc/$(wc -c <$W/lu_exit.err)/$(standin violations)" = 0/0/0
+check "exit in a library's step: results equal" same $W/lu_exit.out $W/ref_lu_exit.out
+# (the step began about 100 ms after the first call, and the exit waited for its end)
+check "exit in a library's step: the exit waited for cuSOLVER's start, no longer" \
+    test $(((t1 - t0) / 1000000)) -ge 1500 -a $(((t1 - t0) / 1000000)) -lt 4000
+
 # no GPU: the bring-up fails in the background; one notice, every call on the CPU.
 run none GPUSHIM_CUDA_LIBDIR=$W/none -- 6 50
 check "no GPU: results equal" same $W/none.out $W/ref.out

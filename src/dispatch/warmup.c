@@ -132,23 +132,21 @@ static void gs_warm_atexit(void)
     pthread_mutex_unlock(&gs_w.lock);
 }
 
-/* The CUDA libraries register exit handlers as they load and start (C++ destructors among them), on the
- * bring-up thread: exit runs those before gs_warm_atexit, registered earlier, so a program exiting during a
- * step unloaded CUDA under the thread (Python's exits crashed so on the H200 machine).  Each handler the thread
- * registers is wrapped: it first waits for the step under way. */
-#define GS_WARM_HANDLERS 1024
-static struct {
-    void (*fn)(void *);
-    void *arg;
-} gs_warm_handlers[GS_WARM_HANDLERS];
-static atomic_int gs_warm_nhandlers;
+/* The CUDA libraries register exit handlers as they load and start (C++ destructors of their static objects),
+ * on the bring-up thread: exit runs those before gs_warm_atexit, registered earlier, so a program exiting during
+ * a step would destroy objects the step is using (Python's exits crashed so on the H200 machine).  So after
+ * each handler the thread registers, one of gs_warm_atexit's is registered: exit runs handlers last registered
+ * first, so each of the libraries' handlers runs after one that waited for the step under way.  The CUDA 13
+ * libraries register thousands (cuBLAS with cuBLASLt about 12,600 as they load, cuSOLVER 3,700, cuFFT 300): a
+ * table of 1024 wrapped handlers once overflowed, and the handlers after it ran at once, under a step that
+ * was loading cuSOLVER (tests/t_warmup.sh, "exit in a library's step").  The added ones belong to no library
+ * (dso NULL): unloading one (dlclose) runs its own handlers only. */
 static _Thread_local bool gs_warm_self;
 
-static void gs_warm_handler(void *p)
+static void gs_warm_barrier(void *unused)
 {
+    (void)unused;
     gs_warm_atexit();
-    const __typeof__(gs_warm_handlers[0]) *h = p;
-    h->fn(h->arg);
 }
 
 /* The C library's definition of an interposed function, looked up once into *slot. */
@@ -167,12 +165,10 @@ GS_EXPORT int __cxa_atexit(void (*fn)(void *), void *arg, void *dso)
         (int (*)(void (*)(void *), void *, void *))gs_warm_libc(&real, "__cxa_atexit");
     if (!next)
         return -1;
-    int i;
-    if (gs_warm_self && (i = atomic_fetch_add(&gs_warm_nhandlers, 1)) < GS_WARM_HANDLERS) {
-        gs_warm_handlers[i].fn = fn, gs_warm_handlers[i].arg = arg;
-        return next(gs_warm_handler, &gs_warm_handlers[i], dso);
-    }
-    return next(fn, arg, dso);
+    int rc = next(fn, arg, dso);
+    if (rc == 0 && gs_warm_self)
+        next(gs_warm_barrier, NULL, NULL);
+    return rc;
 }
 
 /* Between two steps of the bring-up: non-zero when the program is exiting. */
@@ -332,25 +328,14 @@ GS_LIFE_HOOK(GS_LIFE_FORK_PREPARE, gs_warm_prepare);
 
 /* The same for fork handlers: a library loaded by the bring-up registers its own, which run before
  * gpushim's, and whose prepare may take a lock that the bring-up then waits for (the stand-in's does:
- * tests/t_warmup.sh, "fork").  Each prepare handler the thread registers first waits for the bring-up. */
-#define GS_WARM_FORKS 8
-static void (*gs_warm_fork_prepare[GS_WARM_FORKS])(void);
+ * tests/t_warmup.sh, "fork").  Prepare handlers also run last registered first: after each one the thread
+ * registers, one that waits for the bring-up is registered. */
 static void gs_warm_fork_join(void)
 {
     pthread_mutex_lock(&gs_w.lock);
     gs_warm_join_locked();
     pthread_mutex_unlock(&gs_w.lock);
 }
-#define GS_X_TRAMP(i) \
-    static void gs_warm_tramp##i(void) \
-    { \
-        gs_warm_fork_join(); \
-        gs_warm_fork_prepare[i](); \
-    }
-GS_X_TRAMP(0) GS_X_TRAMP(1) GS_X_TRAMP(2) GS_X_TRAMP(3) GS_X_TRAMP(4) GS_X_TRAMP(5) GS_X_TRAMP(6) GS_X_TRAMP(7)
-static void (*const gs_warm_tramps[GS_WARM_FORKS])(void) = {gs_warm_tramp0, gs_warm_tramp1, gs_warm_tramp2,
-    gs_warm_tramp3, gs_warm_tramp4, gs_warm_tramp5, gs_warm_tramp6, gs_warm_tramp7};
-static atomic_int gs_warm_nforks;
 
 GS_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso)
 {
@@ -359,12 +344,10 @@ GS_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), voi
         (int (*)(void (*)(void), void (*)(void), void (*)(void), void *))gs_warm_libc(&real, "__register_atfork");
     if (!next)
         return -1;
-    int i;
-    if (gs_warm_self && prepare && (i = atomic_fetch_add(&gs_warm_nforks, 1)) < GS_WARM_FORKS) {
-        gs_warm_fork_prepare[i] = prepare;
-        prepare = gs_warm_tramps[i];
-    }
-    return next(prepare, parent, child, dso);
+    int rc = next(prepare, parent, child, dso);
+    if (rc == 0 && gs_warm_self && prepare)
+        next(gs_warm_fork_join, NULL, NULL, NULL);
+    return rc;
 }
 
 static void gs_warm_parent(void)

@@ -3,14 +3,17 @@
  * exit (returns from main PAUSE_MS after the first call, with the bring-up under way), dgetrf (the calls after
  * the first are LU factorisations, whose family brings up cuSOLVER on top), wait (gpushim_gpu_wait, before the
  * first call with no time to wait and after it for PAUSE_MS, each result on stderr; the calls after it without
- * pause).  Each call is a 128 x 128 DGEMM
- * (or DGETRF), PAUSE_MS apart; prints one line per call with its result's checksum, so that runs with and
- * without the shim can be compared. */
+ * pause), lu_exit (every call an LU factorisation of order 1024, the CPU library's threads busy for a while:
+ * the first starts the bring-up of cuBLAS and cuSOLVER, the others run back to back beside it, and main returns
+ * PAUSE_MS after the first, with the bring-up under way).  Each call is a 128 x 128 DGEMM (or DGETRF), PAUSE_MS
+ * apart; prints one line per call with its result's checksum, so that runs with and without the shim can be
+ * compared. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -18,6 +21,7 @@
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 
 #define N 128
+#define N_LONG 1024
 
 static double sum(const double *x, int n)
 {
@@ -27,16 +31,26 @@ static double sum(const double *x, int n)
     return s;
 }
 
-static void lu(unsigned seed, const char *who, int call)
+static void lu_of(int n, unsigned seed, const char *who, int call)
 {
-    static double a[N * N];
-    static int ipiv[N];
-    int n = N, info = 0;
-    fill(a, (size_t)N * N, seed);
-    for (int i = 0; i < N; i++)
-        a[i * N + i] += N;
+    static double a[N_LONG * N_LONG];
+    static int ipiv[N_LONG];
+    int info = 0;
+    fill(a, (size_t)n * n, seed);
+    for (int i = 0; i < n; i++)
+        a[i * n + i] += n;
     dgetrf_(&n, &n, a, &n, ipiv, &info);
-    printf("%s %d dgetrf %d %.10e\n", who, call, info, sum(a, N * N));
+    printf("%s %d dgetrf %d %.10e\n", who, call, info, sum(a, n * n));
+}
+
+static void lu(unsigned seed, const char *who, int call) { lu_of(N, seed, who, call); }
+
+/* Milliseconds on the monotonic clock. */
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
 static void product(unsigned seed, const char *who, int call)
@@ -62,6 +76,18 @@ int main(int argc, char **argv)
     int waits = strcmp(mode, "wait") == 0;
     if (waits)
         fprintf(stderr, "before %d\n", gpu_wait(0));
+    if (strcmp(mode, "lu_exit") == 0) {
+        double t0 = 0;
+        for (int i = 0; i < calls; i++) {
+            lu_of(N_LONG, (unsigned)i, "main", i);
+            t0 = i ? t0 : now_ms();
+        }
+        fflush(stdout);
+        double left = pause_ms - (now_ms() - t0);
+        if (left > 0)
+            usleep((useconds_t)(left * 1000));
+        return 0;
+    }
     for (int i = 0; i < calls; i++) {
         if (i > 0 && strcmp(mode, "dgetrf") == 0)
             lu((unsigned)i, "main", i);

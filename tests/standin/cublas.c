@@ -98,6 +98,12 @@ static int handle_ok(cublasHandle_t h) { return h && h->magic == 0xb1a5; }
         return CUBLAS_STATUS_EXECUTION_FAILED; \
     standin_count_blas();
 
+/* Loading: the real cuBLAS with cuBLASLt registers about this many exit handlers (standin.h). */
+__attribute__((constructor)) static void load(void)
+{
+    standin_exit_handlers("cuBLAS", 12600);
+}
+
 cublasStatus_t cublasCreate_v2(cublasHandle_t *h)
 {
     if (standin_fail("cublasCreate_v2"))

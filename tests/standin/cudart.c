@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "standin.h"
@@ -633,28 +634,70 @@ cudaError_t cudaDriverGetVersion(int *version)
     return cudaSuccess;
 }
 
-/* As the real runtime: no driver, or one of an older major version, is cudaErrorInsufficientDriver; an empty or
- * negative CUDA_VISIBLE_DEVICES hides every device. */
-static atomic_int standin_down;
-static void standin_down_handler(void)
+/* ---- the libraries' starts and exits ------------------------------------------------------------------ */
+
+/* Each library's constructor registers as many exit handlers as the real one does as it loads (the C++
+ * destructors of its static objects): the last registered, which exit runs first, marks the library torn
+ * down.  A start still under way when any library is torn down ran under an exit that destroyed the state it
+ * uses (a heap corruption in the real libraries: tests/t_warmup.sh, "exit in a library's step"). */
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+extern void *__dso_handle;
+static const char *_Atomic standin_torn_lib;
+static void standin_exit_noop(void) {}
+static void standin_exit_torn(void *lib) { atomic_store(&standin_torn_lib, (const char *)lib); }
+
+void standin_exit_handlers(const char *lib, int count)
 {
-    atomic_store(&standin_down, 1);
+    for (int i = 1; i < count; i++)
+        atexit(standin_exit_noop);
+    __cxa_atexit(standin_exit_torn, (void *)lib, &__dso_handle);
 }
 
+/* A library's start that takes ms milliseconds, allocating and freeing meanwhile as a real one does (loading,
+ * building its tables), then checks that no library was torn down under it. */
+void standin_start(const char *fn, int ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned long r = 0x9e3779b97f4a7c15UL;
+    void *held[64] = {0};
+    for (long spent = 0; spent < ms; spent = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000) {
+        for (int i = 0; i < 64; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            free(held[i]);
+            if ((held[i] = malloc(16 + r % 65536)))
+                memset(held[i], 0x5a, 16);
+        }
+        usleep(1000);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    }
+    for (int i = 0; i < 64; i++)
+        free(held[i]);
+    const char *torn = atomic_load(&standin_torn_lib);
+    if (torn)
+        violation("%s ran on after %s's exit handlers", fn, torn);
+}
+
+/* GS_STANDIN_<NAME>_MS, or 0. */
+int standin_start_ms(const char *var)
+{
+    const char *s = getenv(var);
+    return s ? atoi(s) : 0;
+}
+
+/* As the real runtime: no driver, or one of an older major version, is cudaErrorInsufficientDriver; an empty or
+ * negative CUDA_VISIBLE_DEVICES hides every device. */
 static cudaError_t devices(int *count);
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
-    /* GS_STANDIN_UP_MS: the first call takes that long, as a real driver's start does, and registers an exit
-     * handler, as the real runtime does as it starts: a call still running when that handler has run is one
-     * that an exit tore the library down under (tests/t_warmup.sh). */
+    /* GS_STANDIN_UP_MS: the first call takes that long, as a real driver's start does, and registers the
+     * runtime's exit handler, as the real runtime does as it starts. */
     static atomic_int started;
-    const char *up = getenv("GS_STANDIN_UP_MS");
+    int up = standin_start_ms("GS_STANDIN_UP_MS");
     if (up && !atomic_exchange(&started, 1)) {
-        atexit(standin_down_handler);
-        usleep((useconds_t)atoi(up) * 1000);
-        if (atomic_load(&standin_down))
-            fprintf(stderr, "standin: cudaGetDeviceCount ran on after the runtime's exit handler\n");
+        standin_exit_handlers("the runtime", 1);
+        standin_start("cudaGetDeviceCount", up);
     }
     if (standin_fail("cudaGetDeviceCount"))
         return cudaErrorUnknown;

@@ -63,6 +63,7 @@ static void atfork_release(void) { pthread_mutex_unlock(&P.lock); }
 __attribute__((constructor)) static void setup(void)
 {
     pthread_atfork(atfork_prepare, atfork_release, atfork_release);
+    standin_exit_handlers("cuFFT", 300); /* as many as the real cuFFT registers as it loads (standin.h) */
 }
 
 /* The reference FFTW's functions, both precisions; loaded once under P.lock at the first plan, used only by

@@ -304,10 +304,17 @@ static int work_ok(const char *fn, const void *w, size_t given, size_t wanted)
     return dev_ok(fn, w, wanted, "workspace");
 }
 
+/* Loading: the real cuSOLVER registers about this many exit handlers (standin.h). */
+__attribute__((constructor)) static void load(void)
+{
+    standin_exit_handlers("cuSOLVER", 3700);
+}
+
 cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *h)
 {
     if (standin_fail("cusolverDnCreate"))
         return CUSOLVER_STATUS_NOT_INITIALIZED;
+    standin_start("cusolverDnCreate", standin_start_ms("GS_STANDIN_SOLVER_MS"));
     *h = calloc(1, sizeof **h);
     (*h)->magic = 0x501e;
     return CUSOLVER_STATUS_SUCCESS;

@@ -34,6 +34,12 @@
  *   GS_STANDIN_MEM=BYTES      each device's memory size (default 64 GiB)
  *   GS_STANDIN_SEED=N         seed of the scheduler's choices (default 1); the same seed and the same calls
  *                             from one thread give the same order
+ *   GS_STANDIN_UP_MS=MS       the first cudaGetDeviceCount takes that long, as a driver's start does
+ *   GS_STANDIN_SOLVER_MS=MS   each cusolverDnCreate takes that long, as cuSOLVER's start does
+ *
+ * Exits, as the real libraries meet them: each library registers, as it loads, as many exit handlers as the
+ * real one (cuBLAS with cuBLASLt about 12,600, cuSOLVER 3,700, cuFFT 300), and a start still running when an
+ * exit has run any of them is a violation.
  */
 #ifndef GS_STANDIN_H
 #define GS_STANDIN_H
@@ -67,6 +73,13 @@ void standin_count_fft(enum standin_fft_event e);
  * stand-in, and the memory it touches must stay valid until a synchronisation point (cudaFree is one).
  * 0, or -1 (and a violation) when s is not a live stream. */
 int standin_enqueue(struct CUstream_st *s, void (*run)(void *arg), const void *arg, size_t size);
+
+/* Registers count exit handlers for library lib, the last of which marks it torn down (standin_start). */
+void standin_exit_handlers(const char *lib, int count);
+/* A library's start in function fn: ms milliseconds of allocating and freeing, then a violation if any library
+ * was torn down meanwhile.  standin_start_ms reads its length from the variable var (0 when unset). */
+void standin_start(const char *fn, int ms);
+int standin_start_ms(const char *var);
 
 /* For tests of the stand-in itself (selftest.c): violations so far, and operations queued now. */
 unsigned long standin_violations(void);
