@@ -16,9 +16,7 @@
 #define GS_HIDDEN __attribute__((visibility("hidden")))
 #define GS_EXPORT __attribute__((visibility("default")))
 #define GS_PRINTF(f, a) __attribute__((format(printf, f, a)))
-/* Code that runs before AddressSanitizer's runtime is set up (make asan): the interposed dlsym, which that
- * runtime's own start calls, is not instrumented. */
-#define GS_NO_ASAN __attribute__((no_sanitize_address))
+#define GS_NO_ASAN __attribute__((no_sanitize_address)) /* code run before AddressSanitizer is set up (yield.c) */
 
 /* Longest reason the GPU is not usable, as the notice, the log and the report give it. */
 #define GS_WHY_MAX 400

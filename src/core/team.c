@@ -1,10 +1,12 @@
 /* The team of loop threads (team.h).  A loop is published in one atomic word: its generation and a bitmap of
- * the pieces taken.  Every thread, the caller's among them, takes a piece by compare-and-swap on that word,
- * its own pieces first (thread t's are 2t and 2t + 1), so that consecutive loops of one size give each thread
- * the same rows, whose cache lines and pages it touched in the loop before; then any piece left.  A worker
- * reads the loop's fields only after taking a piece of its generation, and the caller publishes no other loop
- * before every piece has run, so the fields a worker reads are those of the piece it took.  A worker that
- * misses a loop (asleep, or late) finds no piece left: no loop waits for any worker. */
+ * the pieces still to take.  Every thread, the caller's among them, takes a piece by compare-and-swap on that
+ * word, its own pieces first (thread t's are 2t and 2t + 1), so that consecutive loops of one size give each
+ * thread the same rows, whose cache lines and pages it touched in the loop before; then any piece left.  A
+ * worker reads the loop's fields only after taking a piece of its generation, and the caller publishes no
+ * other loop before every piece has run, so the fields a worker reads are those of the piece it took.  A
+ * worker that misses a loop (asleep, or late) finds no piece left: no loop waits for any worker.  The word
+ * alone says which pieces are left: a worker holding an older word, whose loop is done, finds none in it and
+ * cannot take one of the next loop (tests/unit, "team"). */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -30,8 +32,7 @@ static struct {
     int state;                /* 0: no threads yet, 1: started, -1: could not start; guarded by busy */
     int nthreads;             /* workers besides the caller; guarded by busy */
     atomic_int active;        /* workers the current loop wants (the first ones); written before its word */
-    atomic_int pieces;        /* the current loop's pieces, at most 32; written before its word */
-    _Atomic uint64_t word;    /* generation << 32 | bitmap of the pieces taken */
+    _Atomic uint64_t word;    /* generation << 32 | bitmap of the pieces not taken yet (at most 32) */
     atomic_int done;          /* pieces of the current loop that have run */
     gs_team_fn *fn;           /* the current loop: written before its word is published */
     void *arg;
@@ -57,19 +58,16 @@ int gs_team_size(void)
 }
 
 /* Takes and runs pieces of loop generation gen while there are any; self is 0 for the caller, 1 + i for
- * worker i.  The count of pieces is read after the word: if it is a later loop's, the word has moved on and
- * the compare-and-swap fails. */
+ * worker i. */
 static void gs_team_take(uint32_t gen, int self)
 {
     uint64_t w = atomic_load_explicit(&gs_team.word, memory_order_acquire);
     while (gs_team_gen(w) == gen) {
-        int np = atomic_load_explicit(&gs_team.pieces, memory_order_relaxed);
-        uint32_t all = np >= 32 ? ~0u : (1u << np) - 1, free = ~(uint32_t)w & all;
-        uint32_t own = free & (3u << (2 * self % 32));
-        if (!free)
+        uint32_t left = (uint32_t)w, own = left & (3u << (2 * self % 32));
+        if (!left)
             return;
-        int i = __builtin_ctz(own ? own : free);
-        if (!atomic_compare_exchange_weak_explicit(&gs_team.word, &w, w | 1u << i, memory_order_acq_rel,
+        int i = __builtin_ctz(own ? own : left);
+        if (!atomic_compare_exchange_weak_explicit(&gs_team.word, &w, w & ~((uint64_t)1 << i), memory_order_acq_rel,
                                                    memory_order_acquire))
             continue;
         int64_t lo = (int64_t)i * gs_team.step, hi = lo + gs_team.step;
@@ -172,10 +170,9 @@ int gs_team_run(gs_team_fn *fn, void *arg, int64_t n, int64_t grain)
     gs_team.fn = fn, gs_team.arg = arg, gs_team.n = n, gs_team.step = (n + pieces - 1) / pieces;
     pieces = (n + gs_team.step - 1) / gs_team.step;
     atomic_store(&gs_team.active, (int)threads - 1);
-    atomic_store(&gs_team.pieces, (int)pieces);
     atomic_store_explicit(&gs_team.done, 0, memory_order_relaxed);
     uint32_t gen = gs_team_gen(atomic_load_explicit(&gs_team.word, memory_order_relaxed)) + 1;
-    atomic_store(&gs_team.word, (uint64_t)gen << 32);
+    atomic_store(&gs_team.word, (uint64_t)gen << 32 | (uint32_t)(pieces >= 32 ? ~0u : (1u << pieces) - 1));
     gs_team_wake((int)threads - 1);
     gs_team_take(gen, 0);
     while (atomic_load_explicit(&gs_team.done, memory_order_acquire) < pieces)

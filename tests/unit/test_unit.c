@@ -834,6 +834,7 @@ static Suite *suite(void)
         suite_add_tcase(s, tc);
     }
     suite_add_tcase(s, gs_test_history());
+    suite_add_tcase(s, gs_test_team());
     return s;
 }
 

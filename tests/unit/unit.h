@@ -5,5 +5,7 @@
 
 /* The cost model's history (test_history.c). */
 TCase *gs_test_history(void);
+/* The team of loop threads (test_team.c). */
+TCase *gs_test_team(void);
 
 #endif
