@@ -4,12 +4,12 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse devices python lapack shared ranks wheel suites log notices fft
-#   pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak and apps, only when named)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse devices python sklearn lapack shared ranks wheel suites log notices
+#   fft pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak and apps, only when named)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-ALL="blas tiles reuse devices python lapack shared ranks wheel suites log notices fft pyfftw loading cache faults share"
+ALL="blas tiles reuse devices python sklearn lapack shared ranks wheel suites log notices fft pyfftw loading cache faults share"
 GROUPS_RUN=" ${*:-$ALL} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
@@ -147,6 +147,24 @@ if want python; then
     else
         bad "singular values alone at n = 1024 (sv.log)"
     fi
+fi
+
+# scikit-learn fitted as a user fits it, by the default policy and forced onto the GPU (issue 46: PCA of a
+# 20000 x 2000 matrix corrupted the heap while the GPU came up): exit status 0, nothing on stderr, results equal
+# to the run without the shim.
+if want sklearn; then
+    $PY tests/py/sklearn_models.py $OUT/sk_ref.npz >/dev/null
+    for mode in auto always; do
+        GPUSHIM_LOG=$OUT/sk_$mode.log GPUSHIM_OFFLOAD=$mode LD_PRELOAD=$LIB \
+            $PY tests/py/sklearn_models.py $OUT/sk_$mode.npz >/dev/null 2>$OUT/sk_$mode.err
+        rc=$?
+        if [ $rc = 0 ] && [ ! -s $OUT/sk_$mode.err ] &&
+            $PY tests/py/compare.py $OUT/sk_ref.npz $OUT/sk_$mode.npz >$OUT/sk_$mode.cmp; then
+            ok "scikit-learn PCA, TruncatedSVD, Ridge, LinearRegression of 20000 x 2000, GPUSHIM_OFFLOAD=$mode: results equal; $(count $OUT/sk_$mode.log -- where=gpu) of $(count $OUT/sk_$mode.log) calls on the GPU"
+        else
+            bad "scikit-learn, GPUSHIM_OFFLOAD=$mode: exit $rc; $(tail -n 1 $OUT/sk_$mode.cmp 2>/dev/null) (sk_$mode.err)"
+        fi
+    done
 fi
 
 # 4. The residency cache's hazards on the real CUDA (tests/t_cache.sh has the expected hits).
