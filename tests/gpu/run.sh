@@ -16,7 +16,8 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-LIB=$(pwd)/build/libgpushim.so
+# GS_LIB: another build to preload, e.g. the AddressSanitizer one behind its runtime (a colon-separated list).
+LIB=${GS_LIB:-$(pwd)/build/libgpushim.so}
 T=$(pwd)/build/tests
 PY=${PYTHON:-python3}
 pass=0
