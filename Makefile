@@ -178,7 +178,7 @@ BLAS_scipy64 = $(call pydir,$(VENV2))/scipy_openblas64/lib/libscipy_openblas64_.
 SPELLINGS := plain ilp64 scipy scipy64
 TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
-TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
+TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(SPELLINGS:%=$(B)/tests/bounds_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/copies $(B)/tests/prefault $(B)/tests/runs $(B)/tests/fork $(B)/tests/warmup \
 	$(B)/tests/devices \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
@@ -192,6 +192,10 @@ tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
 $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lm
+
+# Guard bands around every output gpushim writes, in each spelling (tests/t_bounds.sh).
+$(B)/tests/bounds_%: tests/progs/bounds.c tests/progs/spelling.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lfftw3 -lm
 
 $(B)/tests/blas_cmp: tests/progs/blas_cmp.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lm
