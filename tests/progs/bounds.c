@@ -814,6 +814,15 @@ static void may_fft(void *out, size_t es, int batch, int dist, int n0, int s0, i
 static void fft_group(void)
 {
     fftw_plan p;
+    {   /* two 2 x 2 transforms whose outputs overlap (distance 1): output element 3 belongs to neither */
+        int n[2] = {2, 2}, onembed[2] = {2, 4};
+        begin("fft c2c 2x2, 2 transforms overlapping in the output");
+        void *in = arr("in", 8 * 16), *out = arr("out", 8 * 16);
+        p = fftw_plan_many_dft(2, n, 2, in, NULL, 1, 4, out, onembed, 1, 1, FFTW_FORWARD, FFTW_ESTIMATE);
+        fill(in, 16, 8, 1, 8, 0);
+        may_fft(out, 16, 2, 1, 2, 4, 2, 1);
+    }
+    arm(), fftw_execute(p), fftw_destroy_plan(p), done(1);
     {   /* 3 transforms of 64, output stride 2 and distance 130 */
         int n = 64;
         begin("fft c2c 64 x3, output stride 2");

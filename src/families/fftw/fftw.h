@@ -49,7 +49,8 @@ typedef struct {
     bool perm;            /* lay is the contiguous form of a layout gpushim's kernels gather and scatter: */
     gs_permute_t gather, scatter; /* the input into it and the output out of it (gs_fftw_perms) */
     int64_t span[2];      /* real elements from the first to the last one each side touches (input, output) */
-    bool gaps;            /* the output side has elements that the transform does not write */
+    bool gaps;            /* the output's span has elements that the transform may not write: fewer elements
+                           * than the span, or some not shown distinct (gs_fftw_out_distinct) */
     uint32_t execs;       /* executes of the plan before this one (the registry counts them) */
     double flops;         /* of one execute */
     int16_t threads;      /* FFTW's planner threads when it was made (plan_with_nthreads) */
@@ -93,6 +94,11 @@ GS_HIDDEN const char *gs_fftw_layout(const gs_fftw_geom_t *g, gs_fftw_layout_t *
  * output from, serves a plan no advanced layout expresses: out of place, rank 1 to 3, positive strides, every
  * output element written once.  Then l is that layout. */
 GS_HIDDEN bool gs_fftw_contiguous(const gs_fftw_geom_t *g, gs_fftw_layout_t *l);
+/* Whether g's output elements lie at distinct places (a sufficient test, by the strides: false for a negative
+ * one, or for transforms whose outputs overlap).  Where they are not shown distinct, as many elements as the
+ * output's span holds need not fill it: two transforms whose outputs overlap can leave a hole between them,
+ * which FFTW never writes. */
+GS_HIDDEN bool gs_fftw_out_distinct(const gs_fftw_geom_t *g);
 /* For g->perm: the copy of the input into lay's contiguous form and of the contiguous output into the plan's
  * layout, in elements of each side (complex or real). */
 GS_HIDDEN void gs_fftw_perms(const gs_fftw_geom_t *g, gs_permute_t *gather, gs_permute_t *scatter);

@@ -174,6 +174,14 @@ static bool gs_fftw_distinct(const gs_fftw_dim_t *d, const int64_t *no, int n)
     return true;
 }
 
+bool gs_fftw_out_distinct(const gs_fftw_geom_t *g)
+{
+    gs_fftw_dim_t d[GS_FFTW_DIMS_MAX];
+    int64_t ni[GS_FFTW_DIMS_MAX], no[GS_FFTW_DIMS_MAX];
+    int nh;
+    return gs_fftw_distinct(d, no, gs_fftw_cdims(g, d, ni, no, &nh));
+}
+
 bool gs_fftw_contiguous(const gs_fftw_geom_t *g, gs_fftw_layout_t *l)
 {
     if (g->inplace || g->truncated || g->rank < 1 || g->rank > 3)
