@@ -35,7 +35,7 @@ typedef struct {
  * the reason in c->why, before any user memory was written, so that the caller can run the call on the CPU:
  * GS_EEXACT when the device computed a case whose exact outputs only the CPU library gives (LAPACK's INFO > 0:
  * a singular matrix, say), which leaves the GPU usable.  Adds the bytes it moved to c->bytes_h2d and
- * c->bytes_d2h. */
+ * c->bytes_d2h.  src/WRITES.md lists every write into user memory, its bound, and the few exceptions. */
 typedef int gs_op_fn(gs_call_t *c, const void *args, const gs_operands_t *o);
 
 typedef struct {
