@@ -67,6 +67,12 @@ bounds copy-threads "blas lapack large" GPUSHIM_COPY_THREADS=7
 bounds split split GS_STANDIN_DEVICES=2 GPUSHIM_DEVICES=0,1
 check "split: the $(expected split) GEMMs and TRSMs split across both devices" \
     test "$(count $W/split.log -- where=gpu devices=2)" = "$(expected split)"
+# A library that reports one eigenvalue more than it found: syevr and syevx of every range or of an index range
+# go back to the CPU (whose workspaces are its own: cpu), and nothing is written past W or Z; of a value range
+# (up to n), the count cannot be checked, and W and Z stay within their n.
+bounds miscount "cpu lapack" GS_STANDIN_SYEVDX_EXTRA=1
+check "syevdx reporting one eigenvalue too many: syevr and syevx of 'A' and 'I' on the CPU, saying why" \
+    test "$(count $W/miscount.log -- "why=gpu error: cuSOLVER's syevdx found *")" = 3
 # (the 40th event synchronisation is a download's: its piece is abandoned, the results copied again)
 bounds again blas GS_STANDIN_FAIL=cudaEventSynchronize:40
 check "a copy back that failed: the results copied again, within the bound" \

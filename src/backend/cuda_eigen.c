@@ -83,7 +83,15 @@ static int gs_syevdx_out(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     GS_CUDA(c, cudaStreamSynchronize, (s->stream));
-    if (p->job1 != 'V' || s->found <= 0)
+    /* A count other than the range's (all n, or IU - IL + 1), or more than W and Z hold: nothing is written
+     * (src/WRITES.md). */
+    int64_t want = p->range == 'A' ? p->n : p->range == 'I' ? p->iu - p->il + 1 : s->found;
+    if (s->found < 0 || s->found > p->n || s->found != want) {
+        gs_call_why(c, "gpu error: cuSOLVER's syevdx found %lld eigenvalues of %lld", (long long)s->found,
+                    (long long)p->n);
+        return GS_EGPU;
+    }
+    if (p->job1 != 'V' || s->found == 0)
         return GS_OK;
     gs_hreg_t z = {p->u, (size_t)p->n * s->es, (size_t)p->ldu * s->es, (size_t)s->found};
     gs_xjob_t j = {0};

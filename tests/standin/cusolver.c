@@ -691,6 +691,11 @@ cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t h, cusolverDnParams_t q, c
                                             work_ok("cusolverDnXsyevdx", dw, dwb, work_bytes(p, 3 * n)));
     if (st == CUSOLVER_STATUS_SUCCESS && cudaStreamSynchronize(h->stream) != cudaSuccess)
         return CUSOLVER_STATUS_EXECUTION_FAILED;
+    /* GS_STANDIN_SYEVDX_EXTRA=K: K more eigenvalues found than there are, a library's wrong count, which must
+     * never make the shim write past W or Z (tests/t_bounds.sh). */
+    const char *extra = getenv("GS_STANDIN_SYEVDX_EXTRA");
+    if (st == CUSOLVER_STATUS_SUCCESS && extra)
+        *meig += atoi(extra);
     return st;
 }
 

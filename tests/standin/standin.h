@@ -36,6 +36,7 @@
  *                             from one thread give the same order
  *   GS_STANDIN_UP_MS=MS       the first cudaGetDeviceCount takes that long, as a driver's start does
  *   GS_STANDIN_SOLVER_MS=MS   each cusolverDnCreate takes that long, as cuSOLVER's start does
+ *   GS_STANDIN_SYEVDX_EXTRA=K cusolverDnXsyevdx reports K more eigenvalues than it found
  *
  * Exits, as the real libraries meet them: each library registers, as it loads, as many exit handlers as the
  * real one (cuBLAS with cuBLASLt about 12,600, cuSOLVER 3,700, cuFFT 300), and a start still running when an
