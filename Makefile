@@ -91,6 +91,15 @@ $(B)/.cuda-headers: | $(B)
 	@touch $@
 $(LIB_OBJS) $(STANDIN) $(STANDIN12): | $(B)/.cuda-headers
 
+# The packages' headers that the library includes (tests/deps.sh headers): a machine without them is told which
+# packages to install, not the compiler's "No such file".
+$(B)/.build-headers: tests/deps.sh | $(B)
+	@m=$$(CC="$(CC)" tests/deps.sh headers); test -z "$$m" || { echo "make: the build needs the packages \
+	$${m% }, which are not installed: apt-get install $${m% } (or make demo, which installs what it needs)" >&2; \
+		exit 1; }
+	@touch $@
+$(LIB_OBJS): | $(B)/.build-headers
+
 $(B)/obj/%.o: src/%.c | $(B)/obj
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -fvisibility=hidden -MD -MP -c $< -o $@

@@ -2,7 +2,8 @@
 # Installs what the build, the tests (`tests/deps.sh test`) or the demo (`tests/deps.sh demo`) need:
 # Debian or Ubuntu packages that are missing, and Python virtual environments in build/ with pinned PyPI
 # packages.  Safe to run again: it installs only what is missing.  `tests/deps.sh list demo|test` prints the
-# packages only.  The CUDA toolkit's headers are a prerequisite (README.md); the demo's list holds the package
+# packages only; `tests/deps.sh headers` the packages whose headers the build needs and $CC cannot find (make
+# names them before it compiles).  The CUDA toolkit's headers are a prerequisite (README.md); the demo's list holds the package
 # of every other header the library includes (tests/t_deps.sh checks it).
 set -eu
 mode=${1:-test}
@@ -12,12 +13,25 @@ demo_pkgs="build-essential python3 python3-venv libunwind-dev libfftw3-dev"
 test_pkgs="$demo_pkgs pkg-config check libopenblas-dev libblas3 liblapack3 \
 python3-numpy python3-scipy man-db groff-base liblapack-test chromium r-base-core octave gdb \
 python3-pyfftw gfortran slurmctld slurmd slurm-client openmpi-bin mpich lmod gcovr valgrind"
-usage="usage: tests/deps.sh test|demo, or tests/deps.sh list test|demo"
+# The headers the library includes from packages, each with its package (GS_BUILD_HEADERS replaces the list:
+# tests/t_deps.sh).
+build_headers=${GS_BUILD_HEADERS:-"libunwind.h:libunwind-dev fftw3.h:libfftw3-dev"}
+usage="usage: tests/deps.sh test|demo, tests/deps.sh list test|demo|headers, or tests/deps.sh headers"
 case $mode in
 demo) pkgs=$demo_pkgs ;;
 test) pkgs=$test_pkgs ;;
 list)
-    case ${2:-} in demo) echo $demo_pkgs ;; test) echo $test_pkgs ;; *) echo "$usage" >&2; exit 2 ;; esac
+    case ${2:-} in
+    demo) echo $demo_pkgs ;;
+    test) echo $test_pkgs ;;
+    headers) for h in $build_headers; do echo "${h#*:}"; done ;;
+    *) echo "$usage" >&2; exit 2 ;;
+    esac
+    exit 0 ;;
+headers)
+    for h in $build_headers; do
+        echo "#include <${h%%:*}>" | ${CC:-cc} -E -x c - >/dev/null 2>&1 || printf '%s ' "${h#*:}"
+    done
     exit 0 ;;
 *) echo "$usage" >&2; exit 2 ;;
 esac

@@ -31,6 +31,15 @@ m=$(missing "$lib" "$demo")
 check "every system header's package is in the demo's list (missing: ${m:-none})" test -z "$m"
 check "without libunwind-dev in the list, the check names it" \
     test "$(missing "$lib" "$(echo "$demo" | sed 's/libunwind-dev//')")" = libunwind-dev
+# make checks the packages' headers before it compiles, and names the missing packages.
+m=$(missing "$lib" "")
+check "make checks the headers of every package the build needs ($(echo ${m:-none}))" \
+    test "$(echo $m | tr ' ' '\n' | sort)" = "$(tests/deps.sh list headers | sort)"
+GS_BUILD_HEADERS="stdio.h:libc6-dev gs_none.h:gs-none-dev" make -s B=$W/b $W/b/.build-headers 2>$W/headers.err
+rc=$?
+check "a header missing: make names its package and how to install it, and stops" \
+    test "$rc/$(grep -c 'needs the packages gs-none-dev, which are not installed: apt-get install gs-none-dev' \
+        $W/headers.err)" = 2/1
 mkdir -p $W/obj && touch $W/gs_header.h
 printf 'x.o: /usr/include/stdio.h \\\n /usr/include/x86_64-linux-gnu/libunwind.h %s\n' $W/gs_header.h >$W/obj/x.d
 check "a header that no package installed is named" \
