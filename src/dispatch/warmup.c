@@ -149,8 +149,10 @@ static void gs_warm_barrier(void *unused)
     gs_warm_atexit();
 }
 
-/* The C library's definition of an interposed function, looked up once into *slot. */
-static void *gs_warm_libc(_Atomic(void *) *slot, const char *name)
+/* The C library's definition of an interposed function, looked up once into *slot.  Not instrumented, nor
+ * __register_atfork: another library's constructor may call it before AddressSanitizer's runtime, preloaded
+ * ahead of the shim, has set up its shadow memory (scipy-openblas's does: tests/t_asan.sh). */
+GS_NO_ASAN static void *gs_warm_libc(_Atomic(void *) *slot, const char *name)
 {
     void *f = atomic_load_explicit(slot, memory_order_relaxed);
     if (!f)
@@ -337,7 +339,7 @@ static void gs_warm_fork_join(void)
     pthread_mutex_unlock(&gs_w.lock);
 }
 
-GS_EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso)
+GS_EXPORT GS_NO_ASAN int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso)
 {
     static _Atomic(void *) real;
     int (*next)(void (*)(void), void (*)(void), void (*)(void), void *) =
