@@ -109,12 +109,20 @@ static struct timespec gs_warm_until(double s)
     return t;
 }
 
-/* With gs_w.lock held: waits for the thread to end, GS_WARM_JOIN_S at most. */
+/* With gs_w.lock held: waits for the thread to end, GS_WARM_JOIN_S at most, and joins it once it has.  Its
+ * end still runs the CUDA libraries' thread-local destructors and gives back its allocator's cache, which
+ * neither an exit's library destructors nor a fork may overlap: a child forked meanwhile inherits the locks
+ * the thread holds there, and an allocator without fork handlers never releases them (AddressSanitizer's
+ * runtime of GCC 12: the child hung in its first free; tests/t_asan.sh, "the bring-up's thread ending as the
+ * program forks").  A thread still inside a step after GS_WARM_JOIN_S is left running.  The thread takes no
+ * lock of gs_w's on its way out. */
 static void gs_warm_join_locked(void)
 {
     struct timespec until = gs_warm_until(GS_WARM_JOIN_S);
     while (gs_w.running && pthread_cond_timedwait(&gs_w.done, &gs_w.lock, &until) == 0)
         ;
+    if (!gs_w.running && gs_w.joinable)
+        pthread_join(gs_w.thread, NULL), gs_w.joinable = false;
 }
 
 /* At exit: the bring-up stops after the step under way, which exit waits for, so that the CUDA libraries' own
@@ -125,10 +133,6 @@ static void gs_warm_atexit(void)
     pthread_mutex_lock(&gs_w.lock);
     gs_w.exiting = true;
     gs_warm_join_locked();
-    /* The thread's end runs the CUDA libraries' thread-local destructors, which the exit's library
-     * destructors must not overlap: joined, unless it is still inside a step after GS_WARM_JOIN_S. */
-    if (!gs_w.running && gs_w.joinable)
-        pthread_join(gs_w.thread, NULL), gs_w.joinable = false;
     pthread_mutex_unlock(&gs_w.lock);
 }
 
