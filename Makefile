@@ -35,7 +35,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
 .PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults coverage gpu-pack gpu-pack-apps bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-sites depgraph entries install uninstall deps \
-	deps-demo clean help tsan tsan-parts check-races
+	deps-demo clean help tsan tsan-parts check-races asan asan-parts
 all: lib
 
 help:
@@ -47,6 +47,7 @@ help:
 	@echo "make check-badinput every GPUSHIM_ variable with six bad values (CI runs a sample)"
 	@echo "make check-faults   every CUDA, cuBLAS, cuSOLVER and cuFFT call of two runs failed in turn (CI: a sample)"
 	@echo "make check-races    16 threads x 10^4 calls, under TSan and helgrind too; forks, exits (CI: a sample)"
+	@echo "make asan           AddressSanitizer builds of the library and the stand-in in build/asan (tests/t_asan.sh)"
 	@echo "make coverage       make check's suite against a gcov build in build/cov (bench/results/coverage.md)"
 	@echo "make bench          on a GPU machine: DGEMM from NumPy with and without the shim"
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
@@ -355,6 +356,17 @@ tsan:
 tsan-parts: $(LIB) $(STANDIN) $(B)/tests/stress $(B)/tests/exit_blas
 tests: tsan
 
+# AddressSanitizer's build (tests/t_asan.sh) under $(ASAN): the library, and the stand-in's libraries, whose
+# "device" memory is the host's, so that the copies into and out of it are checked too.  The programs stay as they
+# are: the runtime, preloaded first (LD_PRELOAD=libasan.so.8:$(ASAN)/libgpushim.so), replaces malloc for the
+# whole process.
+ASAN := $(B)/asan
+ASAN_CFLAGS := -O1 -g -fsanitize=address -fno-omit-frame-pointer
+asan:
+	$(MAKE) B=$(ASAN) CFLAGS="$(ASAN_CFLAGS)" LDFLAGS=-fsanitize=address asan-parts
+asan-parts: $(LIB) $(STANDIN)
+tests: asan
+
 $(B)/tests/overhead: bench/overhead.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) -O2 $< -o $@ -lopenblas -ldl
 
@@ -503,5 +515,5 @@ uninstall:
 	for m in man/*.7; do rm -f $(DESTDIR)$(PREFIX)/share/man/man7/$$(basename $$m); done
 
 clean:
-	rm -rf $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests $(B)/cov $(TSAN) $(LIB) $(MAP) $(ENTRIES) \
-		$(ENTRY_POINTS)
+	rm -rf $(B)/obj $(B)/standin $(B)/standin12 $(B)/olddriver $(B)/tests $(B)/cov $(TSAN) $(ASAN) $(LIB) $(MAP) \
+		$(ENTRIES) $(ENTRY_POINTS)

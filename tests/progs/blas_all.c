@@ -393,6 +393,7 @@ static void run_invalid_lapack(I m, I n)
     printf("zheevd info %d\n", (int)info);
     emit("invalid lapack A", D, A);
     emit("invalid lapack B", D, B);
+    free(A.a), free(B.a), free(Zm.a);
 }
 
 /* Each call below has one invalid argument, which the library's xerbla must report (7 BLAS, then negative
@@ -420,6 +421,7 @@ static void run_invalid(void)
     fflush(stdout);
     emit("invalid C", Z, Cm);
     emit("invalid B", D, B);
+    free(A.a), free(B.a), free(Cm.a);
 }
 
 int main(int argc, char **argv)

@@ -85,6 +85,7 @@ program fft_fortran
         stop 1
     end if
     print '(a)', 'fft_fortran: all agree'
+    deallocate (a, b, c, d, h, h2, as, bs, hs, r, r2, rs)
 
 contains
 

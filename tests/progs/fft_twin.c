@@ -77,6 +77,8 @@ int main(int argc, char **argv)
     fftw_destroy_plan(c2r);
     fftwf_destroy_plan(fc2c);
     fftw_destroy_plan(pbig);
+    fftw_free(a), fftw_free(b), fftw_free(r), fftw_free(h), fftw_free(h2), fftw_free(r2), fftwf_free(fa);
+    fftw_free(big);
     fftw_cleanup_threads();
     fftwf_cleanup_threads();
     return 0;
