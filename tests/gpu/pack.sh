@@ -18,6 +18,11 @@ cp $d/lapack/xlintst[sdcz] $d/lapack/xeigtst[sdcz] $d/lapack/*.in "$tmp/lapack-t
 ldd $d/lapack/xlintstd | awk '$3 ~ /^\// {print $3}' | grep -vE '/lib(c|m|gcc_s)\.so' |
     xargs -I{} cp -L {} "$tmp/lapack-test/lib/"
 tar cJf build/gpu/libs.tar.xz -C "$tmp" .
+# The AddressSanitizer build (make asan) and the runtime it was linked with, which the GPU machine may not have,
+# for tests/gpu/run.sh with GS_LIB.
+mkdir -p build/gpu/asan
+cp build/asan/libgpushim.so build/gpu/asan/
+cp -L "$(ldd build/asan/libgpushim.so | awk '$1 ~ /^libasan/ {print $3}')" build/gpu/
 # The wheel, for the group wheel.
 rm -rf build/gpu/wheel
 build/venv-np2/bin/pip wheel -q --no-deps -w build/gpu/wheel .

@@ -16,7 +16,9 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-build/gpu-out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-# GS_LIB: another build to preload, e.g. the AddressSanitizer one behind its runtime (a colon-separated list).
+# GS_LIB: another build to preload, e.g. the AddressSanitizer one behind its runtime (a colon-separated list):
+# make gpu-pack packs both, GS_LIB=$PWD/build/gpu/libasan.so.8:$PWD/build/gpu/asan/libgpushim.so, with
+# ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0 (the CUDA driver maps memory inside ASan's shadow gap).
 LIB=${GS_LIB:-$(pwd)/build/libgpushim.so}
 T=$(pwd)/build/tests
 PY=${PYTHON:-python3}
