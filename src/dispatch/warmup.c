@@ -140,11 +140,10 @@ static void gs_warm_atexit(void)
  * on the bring-up thread: exit runs those before gs_warm_atexit, registered earlier, so a program exiting during
  * a step would destroy objects the step is using (Python's exits crashed so on the H200 machine).  So after
  * each handler the thread registers, one of gs_warm_atexit's is registered: exit runs handlers last registered
- * first, so each of the libraries' handlers runs after one that waited for the step under way.  The CUDA 13
- * libraries register thousands (cuBLAS with cuBLASLt about 12,600 as they load, cuSOLVER 3,700, cuFFT 300): a
- * table of 1024 wrapped handlers once overflowed, and the handlers after it ran at once, under a step that
- * was loading cuSOLVER (tests/t_warmup.sh, "exit in a library's step").  The added ones belong to no library
- * (dso NULL): unloading one (dlclose) runs its own handlers only. */
+ * first, so each of the libraries' handlers runs after one that waited for the step under way.  No table of
+ * wrappers is kept: the CUDA 13 libraries register thousands (cuBLAS with cuBLASLt about 12,600 as they load,
+ * cuSOLVER 3,700, cuFFT 300; tests/t_warmup.sh, "exit in a library's step").  The added ones belong to no
+ * library (dso NULL): unloading one (dlclose) runs its own handlers only. */
 static _Thread_local bool gs_warm_self;
 
 static void gs_warm_barrier(void *unused)

@@ -86,8 +86,8 @@ static const char *const gs_drv_names[GS_DRV_N] = {
 /* The C library's dlsym, which the interposed one passes every other lookup to (GLIBC_2.34, or libdl's before
  * that); set by gs_dlsym_pick before its first use.  Looked up first as the next definition after the shim's,
  * without dlopen: AddressSanitizer's runtime, preloaded ahead of the shim (make asan), calls dlsym before its
- * own dlopen works.  A shim loaded with dlopen after the C library has none next: then in the C library by
- * name (tests/t_loading.sh). */
+ * own dlopen works.  A shim loaded with dlopen after the C library (`import gpushim`) may find none next: then
+ * the C library's by name (tests/t_wheel.sh). */
 GS_HIDDEN void *(*gs_dlsym_libc)(void *, const char *);
 
 GS_NO_ASAN static void *(*gs_libc_dlsym(void))(void *, const char *)
