@@ -74,6 +74,8 @@ venv build/venv-np2 numpy==2.4.6
 [ "$mode" = test ] && venv build/venv-np2 pyfftw==0.15.1
 # scikit-learn's models as users fit them, under the AddressSanitizer build (tests/t_asan.sh).
 [ "$mode" = test ] && venv build/venv-np2 scikit-learn==1.9.1
+# The corpus of real programs (bench/apps, tests/t_apps.sh): statsmodels and PySCF besides.
+[ "$mode" = test ] && venv build/venv-np2 statsmodels==0.15.0 pyscf==2.14.0
 # NumPy 1.26's wheel bundles an ILP64 OpenBLAS with the 64_ suffix (dgemm_64_, cblas_dgemm64_).
 [ "$mode" = test ] && venv build/venv-np1 numpy==1.26.4 pytest==8.4.2 hypothesis==6.140.2
 exit 0

@@ -1,0 +1,257 @@
+"""The corpus of real programs (issue 47): each program of bench/apps/ uses a real project as its users do, and
+runs whole, CPU-only and under gpushim, alternately (the order flips every round, so that drift falls on both),
+ROUNDS rounds.  For each: the whole process's wall time (median, least and most), whether the results of every
+run agree with the first CPU-only run's within rounding, the calls on the GPU, and the seconds the offload log
+accounts for on each side.  Writes RESULTS/apps-SIZE.md (the table), RESULTS/apps-SIZE.jsonl (every run) and,
+where matplotlib is installed, RESULTS/apps-SIZE.png (the speed-ups).
+
+usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only NAME,...] [--lib PATH]
+                                [--env VAR=VALUE]... [--results DIR] [--check] [--list]
+  --size    small: seconds on 2 cores, for the tests (tests/t_apps.sh); medium: sizes where the GPU should
+            not matter (nothing may get slower); large: where it should (default)
+  --lib     the library to preload (default build/libgpushim.so); --env sets a variable for its runs only
+            (GPUSHIM_OFFLOAD=never, GPUSHIM_CUDA_LIBDIR=... for the stand-in)
+  --check   exit status 1 unless every program ran and agreed (results only; the times mean nothing there)
+Each program takes SIZE and OUT, its last two arguments, and writes its results to OUT: a NumPy .npz, or
+text lines "NAME VALUE..." (C, Octave, R).  A program whose prerequisite is missing is reported, not skipped.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PY = sys.executable
+
+# name, what it runs, command ({py}, {root}; SIZE and OUT follow), tolerance relative to each result's largest
+# magnitude (iterative fits that stop on a tolerance agree less closely), what it needs: module:NAME (Python),
+# cmd:NAME or file:PATH
+PROGRAMS = [
+    ("sk_decomposition", "scikit-learn PCA (full SVD) and TruncatedSVD (randomized)",
+     ["{py}", "{root}/bench/apps/sk_decomposition.py"], 1e-8, "module:sklearn"),
+    ("sk_linear", "scikit-learn Ridge, LinearRegression and LogisticRegression",
+     ["{py}", "{root}/bench/apps/sk_linear.py"], 1e-6, "module:sklearn"),
+    ("sk_gaussian_process", "scikit-learn GaussianProcessRegressor, fit and predict",
+     ["{py}", "{root}/bench/apps/sk_gaussian_process.py"], 1e-8, "module:sklearn"),
+    # (a point nearly as far from two centres may change sides with the rounding of a product: 1e-4)
+    ("sk_kmeans", "scikit-learn KMeans (Lloyd)", ["{py}", "{root}/bench/apps/sk_kmeans.py"], 1e-4, "module:sklearn"),
+    ("statsmodels", "statsmodels OLS and a Poisson GLM", ["{py}", "{root}/bench/apps/sm_fits.py"], 1e-6,
+     "module:statsmodels"),
+    ("scipy_linalg", "scipy.linalg eigh, solve and svd of a tight-binding Hamiltonian",
+     ["{py}", "{root}/bench/apps/sp_linalg.py"], 1e-8, "module:scipy"),
+    ("scipy_signal", "scipy.signal welch, fftconvolve and sosfiltfilt (pocketfft: nothing for gpushim)",
+     ["{py}", "{root}/bench/apps/sp_signal.py"], 1e-10, "module:scipy"),
+    ("scipy_optimize", "scipy.optimize.least_squares with a dense Jacobian",
+     ["{py}", "{root}/bench/apps/sp_optimize.py"], 1e-6, "module:scipy"),
+    ("pyscf", "PySCF: density-fitted RHF, MP2 and CCSD", ["{py}", "{root}/bench/apps/pyscf_cc.py"], 1e-7,
+     "module:pyscf"),
+    ("pyfftw", "pyFFTW: a spectral diffusion loop, rfftn and irfftn with FFTW_MEASURE plans",
+     ["{py}", "{root}/bench/apps/pyfftw_spectral.py"], 1e-9, "module:pyfftw"),
+    ("fftw_c", "a C program: the heat equation by FFTW's r2c and c2r, in place",
+     ["{root}/build/bench/apps/fftw_heat"], 1e-9, "file:{root}/build/bench/apps/fftw_heat"),
+    ("octave", "GNU Octave: a linear-algebra script", ["octave-cli", "-q", "{root}/bench/apps/linalg.m"], 1e-8,
+     "cmd:octave-cli"),
+    ("r", "R: a linear-algebra script", ["Rscript", "{root}/bench/apps/linalg.R"], 1e-8, "cmd:Rscript"),
+    ("numpy_loops", "NumPy loops: k-means, gradient descent, many small products",
+     ["{py}", "{root}/bench/apps/np_loops.py"], 1e-4, "module:numpy"),
+]
+
+
+def missing(need):
+    """What is missing to run a program, or None"""
+    kind, what = need.format(root=ROOT).split(":", 1)
+    if kind == "file":
+        return None if os.path.exists(what) else f"{what} (make bench-apps builds it)"
+    if kind == "cmd":
+        return None if shutil.which(what) else f"the command {what}"
+    probe = subprocess.run([PY, "-c", f"import {what}"], capture_output=True)
+    return None if probe.returncode == 0 else f"the Python module {what}"
+
+
+def load(path):
+    """A program's results: name -> array"""
+    if path.endswith(".npz"):
+        with np.load(path) as z:
+            return {k: np.asarray(z[k], dtype=float) for k in z.files}
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                name, *values = line.split()
+                out[name] = np.array([float(v) for v in values])
+    return out
+
+
+def differ(ref, res, rtol):
+    """The results of res that are not ref's within rtol of each result's largest magnitude"""
+    bad = sorted(set(ref) ^ set(res))
+    for k in set(ref) & set(res):
+        x, y = ref[k], res[k]
+        scale = max(1.0, float(np.nanmax(np.abs(x)))) if x.size else 1.0
+        if x.shape != y.shape or not np.array_equal(np.isnan(x), np.isnan(y)) or \
+                np.nanmax(np.abs(x - y), initial=0) > rtol * scale:
+            bad.append(k)
+    return bad
+
+
+def calls(log):
+    """Calls on the GPU and in all, and the seconds spent in calls on each side, from an offload log"""
+    gpu = total = 0
+    seconds = {"gpu": 0.0, "cpu": 0.0}
+    if os.path.exists(log):
+        with open(log) as f:
+            for line in f:
+                r = json.loads(line)
+                if "routine" in r:
+                    n = r.get("calls", 1)
+                    total += n
+                    gpu += n if r["where"] == "gpu" else 0
+                    seconds[r["where"]] += r["seconds"]
+    return gpu, total, seconds
+
+
+def run_once(prog, side, args, work, i):
+    """One whole run of a program: its record"""
+    name, _, cmd, rtol, _ = prog
+    ext = ".npz" if cmd[0] == "{py}" else ".txt"
+    out, log = os.path.join(work, f"{name}.{side}.{i}{ext}"), os.path.join(work, f"{name}.{side}.{i}.log")
+    argv = [a.format(py=PY, root=ROOT) for a in cmd] + [args.size, out]
+    env = dict(os.environ)
+    if side == "gpushim":
+        env.update(args.env, LD_PRELOAD=args.lib, GPUSHIM_LOG=log)
+    t0 = time.perf_counter()
+    p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       timeout=args.timeout)
+    seconds = time.perf_counter() - t0
+    rec = {"program": name, "side": side, "round": i, "size": args.size, "seconds": round(seconds, 3),
+           "status": p.returncode, "out": out}
+    if p.returncode != 0 or not os.path.exists(out):
+        rec["error"] = (p.stderr.strip().splitlines() or ["no output"])[-1][:300]
+    if side == "gpushim":
+        rec["gpu_calls"], rec["calls"], rec["call_seconds"] = calls(log)
+    return rec
+
+
+def run_program(prog, args, work, jl):
+    """Every round of one program: its row of the table"""
+    name, what, _, rtol, need = prog
+    lack = missing(need)
+    if lack:
+        print(f"apps: {name}: missing {lack}", file=sys.stderr)
+        return {"program": name, "what": what, "missing": lack}
+    runs = []
+    for i in range(1, args.rounds + 1):
+        for side in ("cpu", "gpushim") if i % 2 else ("gpushim", "cpu"):
+            rec = run_once(prog, side, args, work, i)
+            jl.write(json.dumps(rec) + "\n")
+            jl.flush()
+            runs.append(rec)
+            print(f"apps: {name} round {i} {side}: {rec['seconds']:.2f} s"
+                  + (f", error: {rec['error']}" if "error" in rec else ""), file=sys.stderr)
+    ok = [r for r in runs if "error" not in r]
+    ref = next((r for r in ok if r["side"] == "cpu"), None)
+    bad = set()
+    if ref:
+        for r in ok:
+            bad.update(differ(load(ref["out"]), load(r["out"]), rtol))
+    row = {"program": name, "what": what, "failed": len(runs) - len(ok), "differ": sorted(bad), "runs": len(runs)}
+    for side in ("cpu", "gpushim"):
+        t = [r["seconds"] for r in ok if r["side"] == side]
+        row[side] = (statistics.median(t), min(t), max(t)) if t else None
+    shim = [r for r in ok if r["side"] == "gpushim"]
+    if shim:
+        row["gpu_calls"], row["calls"] = shim[-1]["gpu_calls"], shim[-1]["calls"]
+        row["call_seconds"] = shim[-1]["call_seconds"]
+    return row
+
+
+def table(rows, args):
+    """The Markdown table"""
+    head = (f"Size {args.size}, {args.rounds} rounds alternating, whole-process wall time in s: median "
+            f"(least-most); gpushim: {args.lib}" + "".join(f" {k}={v}" for k, v in args.env.items()) + "\n\n"
+            "| program | CPU | gpushim | speed-up | calls on the GPU | log s GPU / CPU | results |\n"
+            "| --- | --- | --- | --- | --- | --- | --- |\n")
+    lines = []
+    for r in rows:
+        if "missing" in r:
+            lines.append(f"| {r['program']} | - | - | - | - | - | missing {r['missing']} |")
+            continue
+        t = {s: f"{r[s][0]:.2f} ({r[s][1]:.2f}-{r[s][2]:.2f})" if r[s] else "-" for s in ("cpu", "gpushim")}
+        up = f"{r['cpu'][0] / r['gpushim'][0]:.2f}" if r["cpu"] and r["gpushim"] else "-"
+        c = f"{r['gpu_calls']} of {r['calls']}" if "calls" in r else "-"
+        s = f"{r['call_seconds']['gpu']:.2f} / {r['call_seconds']['cpu']:.2f}" if "calls" in r else "-"
+        res = "agree" if not r["differ"] and not r["failed"] else \
+            (f"{r['failed']} of {r['runs']} runs failed; " if r["failed"] else "") + \
+            (f"differ: {', '.join(r['differ'])}" if r["differ"] else "")
+        lines.append(f"| {r['program']} | {t['cpu']} | {t['gpushim']} | {up} | {c} | {s} | {res} |")
+    return head + "\n".join(lines) + "\n"
+
+
+def plot(rows, path):
+    """The speed-ups as bars, where matplotlib is installed; False where it is not"""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    rows = [r for r in rows if r.get("cpu") and r.get("gpushim")]
+    fig, ax = plt.subplots(figsize=(8, 0.4 * len(rows) + 1))
+    ax.barh([r["program"] for r in rows], [r["cpu"][0] / r["gpushim"][0] for r in rows])
+    ax.axvline(1, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("speed-up under gpushim, whole program (CPU-only median / gpushim median)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", choices=("small", "medium", "large"), default="large")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--lib", default=os.path.join(ROOT, "build", "libgpushim.so"))
+    ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
+    ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.list:
+        for p in PROGRAMS:
+            print(f"{p[0]:20} {p[1]}")
+        return 0
+    bad_env = [e for e in args.env if "=" not in e]
+    if bad_env or not os.path.exists(args.lib):
+        ap.error(f"--env takes VAR=VALUE: {bad_env}" if bad_env else f"no library at --lib {args.lib} (make)")
+    args.env = dict(e.split("=", 1) for e in args.env)
+    only = set(filter(None, args.only.split(",")))
+    unknown = only - {p[0] for p in PROGRAMS}
+    if unknown:
+        ap.error(f"--only: no program {', '.join(sorted(unknown))} (--list lists them)")
+    os.makedirs(args.results, exist_ok=True)
+    base = os.path.join(args.results, f"apps-{args.size}")
+    with tempfile.TemporaryDirectory(prefix="gpushim-apps.") as work, open(base + ".jsonl", "w") as jl:
+        rows = [run_program(p, args, work, jl) for p in PROGRAMS if not only or p[0] in only]
+    md = table(rows, args)
+    with open(base + ".md", "w") as f:
+        f.write(md)
+    print(md, end="")
+    print(f"apps: {base}.md, {base}.jsonl" + (f", {base}.png" if plot(rows, base + ".png") else
+                                                ", no plot (matplotlib is not installed)"), file=sys.stderr)
+    broken = [r["program"] for r in rows if "missing" in r or r["failed"] or r["differ"]]
+    if broken:
+        print(f"apps: not run, failed or differing: {', '.join(broken)}", file=sys.stderr)
+    return 1 if args.check and broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+# The corpus of real programs (bench/apps, issue 47) at its small sizes against the stand-in, results only: every
+# program runs, CPU-only and under the shim, with every eligible call forced onto the GPU path and by the
+# default policy, and agrees with the CPU-only run within its tolerance (bench/apps/run.py --check).  Its times
+# mean nothing here; on the H200, `make bench-apps` measures them.
+. "$(dirname "$0")/lib.sh"
+PY=$ROOT/build/venv-np2/bin/python
+apps() {
+    name=$1
+    shift
+    $PY bench/apps/run.py --size small --rounds 1 --check --results $W/$name --env GPUSHIM_CUDA_LIBDIR=$SI \
+        --env GS_STANDIN_REPORT=$REPORT "$@" >$W/$name.out 2>$W/$name.err
+}
+n=$($PY bench/apps/run.py --list | wc -l)
+standin_reset
+apps forced --env GPUSHIM_OFFLOAD=always
+rc=$?
+check "forced onto the GPU path: all $n programs ran and agree with the CPU ($(grep -m 1 'not run' $W/forced.err))" \
+    test $rc = 0 -a "$(grep -c '| agree |' $W/forced.out)" = "$n"
+check "forced: calls on the GPU in every program" \
+    test "$(grep -c '| [1-9][0-9]* of [0-9]* |' $W/forced.out)" = "$n"
+check "forced: the stand-in saw no bad pointer" test "$(standin violations)" = 0
+apps default
+rc=$?
+check "by the default policy: all $n programs ran and agree with the CPU ($(grep -m 1 'not run' $W/default.err))" \
+    test $rc = 0 -a "$(grep -c '| agree |' $W/default.out)" = "$n"
+
+# The comparison can fail: a result changed by more than the tolerance, or missing, is named.
+$PY - $W <<'PY' >$W/differ.out
+import sys
+import numpy as np
+sys.path.insert(0, "bench/apps")
+from run import differ
+a = {"x": np.array([1.0, 2.0]), "y": np.array([3.0])}
+print(differ(a, {"x": np.array([1.0, 2.0 + 1e-9]), "y": np.array([3.0])}, 1e-8),
+      differ(a, {"x": np.array([1.0, 2.0 + 1e-6]), "y": np.array([3.0])}, 1e-8), differ(a, {"x": a["x"]}, 1e-8))
+PY
+check "the comparison passes rounding and names a difference or a missing result" \
+    test "$(cat $W/differ.out)" = "[] ['x'] ['y']"
+# A program whose prerequisite is missing is reported and fails the check, not skipped.
+PATH=/nonexistent $PY bench/apps/run.py --size small --rounds 1 --check --only octave --results $W/none \
+    >/dev/null 2>$W/none.err
+rc=$?
+check "a program that cannot run is named and fails the check" \
+    test $rc = 1 -a "$(grep -c 'apps: octave: missing the command octave-cli' $W/none.err)" = 1
+$PY bench/apps/run.py --only nosuch >/dev/null 2>$W/unknown.err
+check "an unknown program is named" grep -q 'no program nosuch (--list lists them)' $W/unknown.err
+finish
