@@ -12,7 +12,7 @@
 #include "memory/span.h"
 #include "memory/wp.h"
 
-#define GS_CACHE_SLOTS 256
+#define GS_CACHE_SLOTS 256 /* at most GS_SPAN_MAX, checked in gs_cache_bounds */
 /* An entry whose device copy was of no use at this many uses in a row (an input the program had changed, an
  * output written again before any call read it) is dropped, and its matrix is not tracked for the next
  * GS_CACHE_REST uses: tracking (protecting and checking its pages) costs on every use, about as much as copying
@@ -73,15 +73,17 @@ static bool gs_key_eq(const gs_hreg_t *a, const gs_hreg_t *b)
     return a->host == b->host && a->width == b->width && a->ld == b->ld && a->cols == b->cols;
 }
 
+/* Slot i's matrix, first byte to last, for the span (the hooks drop by bytes, not pages: gs_cache_forget). */
 static bool gs_cache_range(int i, uintptr_t *lo, uintptr_t *hi)
 {
-    *lo = gs_c.e[i].lo, *hi = gs_c.e[i].hi;
+    *lo = (uintptr_t)gs_c.e[i].key.host, *hi = *lo + gs_hreg_extent(&gs_c.e[i].key);
     return gs_c.e[i].state != GS_CE_FREE;
 }
 
 /* With the lock held, after entries were added or dropped. */
 static void gs_cache_bounds(void)
 {
+    _Static_assert(GS_CACHE_SLOTS <= GS_SPAN_MAX, "the span holds every slot's range");
     gs_span_update(&gs_c.span, GS_CACHE_SLOTS, gs_cache_range);
 }
 
@@ -269,12 +271,11 @@ gs_cexpect_t gs_cache_expect(const gs_hreg_t *h, bool fresh)
 
 /* Before gpushim writes host region h: the pages lose their protection, so that the writes take no faults, and
  * with it every entry that covers them (but those of the current call) is dropped: besides, a copy engine's
- * writes into registered memory leave no trace in the page tables.  fresh is the operand's own new entry,
- * whose pages were not protected. */
+ * writes into registered memory leave no trace in the page tables.  fresh is h's own new entry, unprotected. */
 static void gs_cache_writing(const gs_hreg_t *h, const gs_centry_t *fresh)
 {
     uintptr_t lo = gs_page_down((uintptr_t)h->host), hi = gs_page_up((uintptr_t)h->host + gs_hreg_extent(h));
-    if (gs_span_misses(&gs_c.span, lo, hi))
+    if (gs_span_misses(&gs_c.span, lo - gs_page + 1, hi)) /* no entry has a byte on these pages */
         return;
     bool protected = false;
     pthread_mutex_lock(&gs_c.lock);

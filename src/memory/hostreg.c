@@ -16,6 +16,7 @@
 #include "memory/span.h"
 
 #define GS_REG_SLOTS 64
+_Static_assert(GS_REG_SLOTS <= GS_SPAN_MAX, "the span holds every slot's range");
 
 typedef enum {
     GS_RS_FREE,

@@ -835,6 +835,7 @@ static Suite *suite(void)
     }
     suite_add_tcase(s, gs_test_history());
     suite_add_tcase(s, gs_test_team());
+    suite_add_tcase(s, gs_test_span());
     return s;
 }
 

@@ -7,5 +7,7 @@
 TCase *gs_test_history(void);
 /* The team of loop threads (test_team.c). */
 TCase *gs_test_team(void);
+/* The memory hooks' filter (test_span.c). */
+TCase *gs_test_span(void);
 
 #endif
