@@ -3,7 +3,7 @@
  * least recently used first out.  The memory functions that can give a range other pages are interposed,
  * and drop what they touch before the real function runs.  glibc's free returns large blocks with munmap
  * from inside libc, out of reach of interposition, so free itself is interposed.  When nothing is tracked a
- * hook costs two loads and a compare.  If another library's malloc or munmap comes first in the global
+ * hook costs two loads and a compare; among tracked ranges, a binary search (span.h).  If another library's malloc or munmap comes first in the global
  * scope, frees would not reach this file, and nothing is ever registered. */
 #include <dlfcn.h>
 #include <malloc.h>
