@@ -4,12 +4,12 @@
 # (GPUSHIM_OFFLOAD=always), compared with the same programs run without the shim.  Expects build/ from
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
-# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse devices python sklearn lapack shared ranks wheel suites log notices
-#   fft pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak and apps, only when named)
+# usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse devices python sklearn exits lapack shared ranks wheel suites log
+#   notices fft pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak and apps, only when named)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-ALL="blas tiles reuse devices python sklearn lapack shared ranks wheel suites log notices fft pyfftw loading cache faults share"
+ALL="blas tiles reuse devices python sklearn exits lapack shared ranks wheel suites log notices fft pyfftw loading cache faults share"
 GROUPS_RUN=" ${*:-$ALL} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
@@ -240,6 +240,27 @@ fi
 # 5. LAPACK through cuSOLVER: Debian's LAPACK test programs (packed by tests/gpu/pack.sh; tests/t_lapack.sh
 # has the checks), then (group suites) the linalg test suites of the NumPy and SciPy installed here, with pytest, under the
 # shim with every eligible LAPACK call forced onto the GPU: no test may fail that fails without the shim.
+# An exit at every moment of the bring-up (issue 46): one LU of order 1024 on the CPU starts the bring-up of cuBLAS
+# and cuSOLVER as it returns (GPUSHIM_WARMUP=lazy), and main returns PAUSE ms later, 0 to 1200 ms by 40: the
+# CUDA libraries' thousands of exit handlers must wait for the step under way, every run exit 0 with the CPU's
+# result.
+if want exits; then
+    $T/warmup 1 0 lu_exit >$OUT/exits_ref.out
+    n=0 bad_runs=
+    for pause in $(seq 0 40 1200); do
+        GPUSHIM_WARMUP=lazy GPUSHIM_MIN_FLOPS=0 LD_PRELOAD=$LIB timeout 60 $T/warmup 1 $pause lu_exit \
+            >$OUT/exits_$pause.out 2>$OUT/exits_$pause.err
+        rc=$?
+        n=$((n + 1))
+        { [ $rc = 0 ] && [ ! -s $OUT/exits_$pause.err ] && cmp -s $OUT/exits_ref.out $OUT/exits_$pause.out; } ||
+            bad_runs="$bad_runs $pause:$rc"
+    done
+    if [ -z "$bad_runs" ]; then
+        ok "exits across the bring-up: $n runs, every one exit 0, nothing on stderr, the CPU's result"
+    else
+        bad "exits across the bring-up, PAUSE:status of the runs that failed:$bad_runs (exits_*.err)"
+    fi
+fi
 if want lapack; then
     LT=$L/lapack-test
     if GS_LAPACK_REAL=1 GS_LAPACK_TESTS=$LT LD_LIBRARY_PATH=$LT/lib:$LD_LIBRARY_PATH \
