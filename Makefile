@@ -193,6 +193,7 @@ TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(SPELLINGS:%=$(B)/tests/bounds_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/copies $(B)/tests/prefault $(B)/tests/runs $(B)/tests/fork $(B)/tests/warmup \
 	$(B)/tests/devices \
+	$(B)/tests/region \
 	$(B)/tests/threads $(B)/tests/reuse $(B)/tests/hazards $(B)/tests/libotherfree.so $(B)/tests/unit $(B)/tests/overhead $(B)/tests/xfer \
 	$(B)/tests/libdlsym_frees.so $(B)/tests/first_free \
 	$(B)/tests/stress $(B)/tests/exit_blas $(B)/tests/libtsan_guard.so \
@@ -327,6 +328,9 @@ $(B)/tests/runs: tests/progs/runs.c | $(B)/tests
 
 $(B)/tests/threads: tests/progs/threads.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread
+
+$(B)/tests/region: tests/progs/region.c tests/progs/common.h tests/progs/results.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -fopenmp $< -o $@ -lopenblas
 
 # Load and races (tests/t_races.sh): 16 threads calling BLAS, LAPACK and FFTW; BLAS at the program's exit and
 # after its own cudaDeviceReset, through the stand-in's runtime, which the program links (the one the shim loads).

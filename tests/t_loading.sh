@@ -83,4 +83,35 @@ for mode in always auto; do
 done
 check "threads, auto: small calls on the CPU, large ones on the GPU" \
     sh -c "[ $(count $W/threads_auto.log -- where=gpu) -gt 0 ] && [ $(count $W/threads_auto.log -- where=cpu) -gt 0 ]"
+
+# region: an OpenMP region of 8 threads calling dgemm_ at once after one call alone (issue 47).  The cost model
+# weighs calls made at once as sharing the CPU library's threads (8 here): k at once predict k times the CPU
+# time of the call alone, up to 8; and as one queue on the GPU: the work of calls sent there and not back is
+# ahead of the next.  The history is off so that the predictions are the rates' alone.
+printf 'dgemm cpu_gbps=0 history=0\n' >$W/region.policy
+printf 'dgemm cpu_gbps=0 history=0 cpu_gflops=1\n' >$W/region_slow.policy
+OPENBLAS_NUM_THREADS=8 $T/region $W/region.ref 8 4 256
+for p in region region_slow; do
+    standin_reset
+    shim OPENBLAS_NUM_THREADS=8 GPUSHIM_POLICY=$W/$p.policy GPUSHIM_LOG=$W/$p.log $T/region $W/$p.bin 8 4 256
+    check "$p: results equal" $T/blas_cmp $W/region.ref $W/$p.bin
+    check "$p: no bad pointer" test "$(standin violations)" = 0
+done
+$PY - $W/region.log $W/region_slow.log <<'PY' >$W/region.out
+import json, sys
+def calls(path):
+    return [r for r in map(json.loads, open(path)) if r.get("routine") == "dgemm"]
+shared, alone = calls(sys.argv[1]), calls(sys.argv[1])[0]["predicted_cpu_s"]
+print("at once", sum(r.get("calls_at_once", 1) > 1 for r in shared))
+print("scaled", all(abs(r["predicted_cpu_s"] / alone - min(r.get("calls_at_once", 1), 8)) < 0.01 for r in shared))
+print("decided", all((r["predicted_gpu_s"] - r.get("predicted_wait_s", 0) < r["predicted_cpu_s"] * 1.001)
+                     == (r["where"] == "gpu") for r in shared))
+print("queued", sum(r.get("predicted_queue_s", 0) > 0 for r in calls(sys.argv[2])))
+PY
+check "region: calls weighed at once are counted ($(head -1 $W/region.out))" \
+    sh -c "[ $(awk '/^at once/ {print $3}' $W/region.out) -gt 0 ]"
+check "region: the CPU's time predicted as shared by the calls at once" grep -qx "scaled True" $W/region.out
+check "region: each call where its predictions put it" grep -qx "decided True" $W/region.out
+check "region, the CPU made slow: calls see the GPU work of others ahead ($(tail -1 $W/region.out))" \
+    sh -c "[ $(awk '/^queued/ {print $2}' $W/region.out) -gt 0 ]"
 finish

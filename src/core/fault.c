@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gs.h"
+#include "core/fault.h"
 
 static const char *const gs_fault_kinds[GS_FAULT_NKINDS] = {"alloc", "copy", "launch", "sync", "create",
                                                             "register", "other"};

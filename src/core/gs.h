@@ -173,21 +173,6 @@ GS_HIDDEN void gs_msg_flush(void);
  * opens (a "message" event), so that the log says why too.  NULL until then. */
 GS_HIDDEN extern void (*_Atomic gs_msg_sink)(const char *text, size_t len);
 
-/* ---- fault injection (fault.c): GPUSHIM_FAULT, a testing aid ----------------------------------------- */
-
-/* The kinds of CUDA library calls that GPUSHIM_FAULT names. */
-typedef enum {
-    GS_FAULT_ALLOC, GS_FAULT_COPY, GS_FAULT_LAUNCH, GS_FAULT_SYNC, GS_FAULT_CREATE, GS_FAULT_REGISTER,
-    GS_FAULT_OTHER, GS_FAULT_NKINDS
-} gs_fault_kind_t;
-/* Set at initialisation when GPUSHIM_FAULT is: every call the backend checks then asks gs_fault_hit first. */
-GS_HIDDEN extern bool gs_fault_armed;
-/* The kind of the CUDA library function name. */
-GS_HIDDEN gs_fault_kind_t gs_fault_kind(const char *name);
-/* Counts a call of the CUDA library function name, made by gpushim's function site; true when GPUSHIM_FAULT
- * says it must fail, unmade. */
-GS_HIDDEN bool gs_fault_hit(const char *name, const char *site);
-
 /* ---- global state and the process's life cycle (life.c) ----------------------------------------------- */
 
 /* UNTRIED -> STARTING (a background bring-up began, dispatch/warmup.c) -> UP or FAILED; UNTRIED -> UP or FAILED
@@ -208,6 +193,12 @@ typedef struct {
     _Atomic uint64_t gpu_wanted_ns[GS_NFAMILIES];
     atomic_uchar gpu_used[GS_NROUTINES]; /* set once a routine has run on the GPU: its first_us is behind */
     int cpu_threads;           /* the CPU library's threads, from its environment variables; written once */
+    /* The calls the cost model weighed that have not ended (above their thresholds: each holds the CPU
+     * library's threads or waits for the GPU), and the GPU's predicted nanoseconds of those sent to it and not
+     * yet back: how calls made at once by many threads (an OpenMP region calling dgemm_) share the CPU and
+     * queue for the GPU (core/policy.c).  Atomics. */
+    atomic_int calls_weighed;
+    _Atomic uint64_t gpu_queued_ns;
     pthread_mutex_t gpu_lock;  /* guards GPU bring-up and every use of the device */
     char gpu_why[GS_WHY_MAX];  /* why the GPU is not usable; written under gpu_lock before FAILED is published */
     char gpu_pci[32];          /* the GPU's PCI bus id, written by the backend's bring-up (the log's gpu event) */
@@ -285,6 +276,9 @@ typedef struct {
     uint8_t threads;      /* the threads it ran on there, where the family knows (FFTW plans); 0: not known */
     float pred_cpu, pred_gpu; /* the cost model's seconds on each side (gs_policy_model); < 0: not predicted */
     float pred_wait;      /* of pred_gpu, the GPU's bring-up still to come */
+    float pred_queue;     /* of pred_gpu, the GPU work of other calls ahead of this one */
+    uint8_t sharing;      /* the calls weighed at once as the model weighed this one, itself included (at most
+                             255); 0: not weighed, nothing to count down at the end */
     float model[2];       /* by gs_where_t: the rates' seconds, before the history's factor; < 0: not noted */
     uint64_t hkey[2];     /* by gs_where_t: the kind of call, for the history */
     uint64_t t_pred;      /* when the model weighed the call with its history on; 0: nothing to note */
@@ -328,7 +322,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->flops = 0;
     c->threads = 0;
     c->pred_cpu = c->pred_gpu = -1;
-    c->pred_wait = 0, c->t_pred = 0;
+    c->pred_wait = c->pred_queue = 0, c->t_pred = 0, c->sharing = 0;
     c->after = NULL, c->part = NULL, c->devices = 0;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
@@ -361,6 +355,8 @@ static inline void gs_call_end(gs_call_t *c)
         return;
     if (c->inside)
         gs_depth--;
+    if (c->sharing)
+        atomic_fetch_sub_explicit(&gs.calls_weighed, 1, memory_order_relaxed);
     if (c->t_pred)
         gs_history_note(c);
     if (c->timed)

@@ -236,10 +236,14 @@ gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable)
 }
 
 /* The CPU library's rate on c: the rule's, scaled to the threads the call runs on when they are fewer than the
- * rule's were (FFTW plans know theirs; BLAS and LAPACK take the library's environment variables). */
+ * rule's were (FFTW plans know theirs; BLAS and LAPACK take the library's environment variables).  Calls
+ * weighed at once share the CPU library's threads: OpenBLAS computes a call made inside an OpenMP region on the
+ * calling thread alone, and concurrent calls from threads of its own take turns with its pool. */
 static double gs_cpu_rate(const gs_call_t *c, const gs_rule_t *r)
 {
     double t = c->threads ? c->threads : gs.cpu_threads;
+    if (c->sharing > 1 && (double)gs.cpu_threads / c->sharing < t)
+        t = gs.cpu_threads >= c->sharing ? (double)gs.cpu_threads / c->sharing : 1;
     return r->cpu_gflops * 1e9 * (r->threads > 0 && t > 0 && t < r->threads ? t / r->threads : 1);
 }
 
@@ -285,23 +289,26 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     double invest, copy = gs_copy_s(r, t, &invest);
     double compute = c->flops / (r->gpu_gflops * 1e9) / (t->devices > 1 ? t->devices : 1);
     double fixed = (r->latency_us + setup * r->setup_us) * 1e-6;
+    /* One GPU serves every thread: the work of the calls on it or waiting for it comes first. */
+    double queue = c->sharing > 1 ? (double)atomic_load_explicit(&gs.gpu_queued_ns, memory_order_relaxed) * 1e-9 : 0;
     double gpu = fixed + gs_copy_and_compute(r, copy, compute);
     /* The rates' seconds, times what calls of the same kind measured against them lately (history.c). */
     double fcpu = 1, fgpu = 1;
     if (r->history >= 1) {
         int window = r->history < GS_HISTORY_MAX ? (int)r->history : GS_HISTORY_MAX;
-        c->model[GS_WHERE_CPU] = (float)cpu, c->model[GS_WHERE_GPU] = t->reg > 0 ? -1.0f : (float)gpu;
+        c->model[GS_WHERE_CPU] = (float)cpu, c->model[GS_WHERE_GPU] = t->reg > 0 ? -1.0f : (float)(gpu + queue);
         c->hkey[GS_WHERE_CPU] = gs_history_key(c, GS_WHERE_CPU, 0, false);
         c->hkey[GS_WHERE_GPU] = gs_history_key(c, GS_WHERE_GPU, t->staged + t->registered, setup > 0);
         fcpu = gs_history_factor(c->hkey[GS_WHERE_CPU], window);
         fgpu = gs_history_factor(c->hkey[GS_WHERE_GPU], window);
         c->t_pred = gs_now_ns();
     }
-    cpu *= fcpu, gpu *= fgpu;
+    cpu *= fcpu, gpu = gpu * fgpu + queue; /* the measured times include the wait for the GPU's queue */
     /* For the log, forced or not; the bring-up still to come counts there, and when the call waits for it
      * (dispatch/warmup.c), but not here: a call that would be faster on the GPU once it is up wants the GPU,
      * and starts its bring-up. */
     c->pred_cpu = (float)cpu, c->pred_gpu = (float)(gpu + left), c->pred_wait = (float)left;
+    c->pred_queue = (float)queue;
     /* An input that came back and will stay on the device is an investment in the calls that use it next: the
      * call bears 1 / (again + 1) of it, so that a matrix used again and again moves once that pays. */
     double mine = copy - invest * (double)t->again / (t->again + 1.0);
@@ -309,7 +316,7 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
      * uses of memory (the cache's first tracking of an output, cuFFT's first executes), which do not recur,
      * and counted, they kept the kind on a CPU 2 to 3 times slower (bench/RESULTS.md, 2026-12-02). */
     double fdecide = fgpu < 1 ? fgpu : 1;
-    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fdecide * (fixed + gs_copy_and_compute(r, mine, compute)) < cpu)
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fdecide * (fixed + gs_copy_and_compute(r, mine, compute)) + queue < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";
     return GS_WHERE_CPU;

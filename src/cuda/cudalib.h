@@ -7,7 +7,7 @@
 #include <cublas_api.h>
 #include <cuda_runtime_api.h>
 
-#include "core/gs.h"
+#include "core/fault.h"
 
 /* Functions taken by name from libcudart and libcublas; their types come from CUDA's own headers. */
 #define GS_CUDART_FUNCS(X) \

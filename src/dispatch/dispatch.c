@@ -9,13 +9,19 @@
 /* After the policy and the family chose the GPU: bring it up, run the operation there, or fall back. */
 static int gs_dispatch_gpu(gs_call_t *c, const gs_family_t *f, void *args, const gs_operands_t *o)
 {
+    /* Its own predicted GPU time joins the queue that calls weighed meanwhile see ahead of them. */
+    double own = c->pred_gpu - c->pred_wait - c->pred_queue;
+    uint64_t queued = own > 0 ? (uint64_t)(own * 1e9) : 0;
+    atomic_fetch_add_explicit(&gs.gpu_queued_ns, queued, memory_order_relaxed);
     /* A call that falls back is not noted in the model's history: its time is neither side's alone. */
-    if (gs_gpu_acquire(c) != GS_OK)
-        return c->t_pred = 0, gs_call_cpu(c, c->why), GS_RUN_CPU;
-    int rc = gs_backend->op[gs_routines[c->routine].op](c, args, o);
-    if (rc != GS_OK && rc != GS_EEXACT)
-        gs_gpu_failed(c, rc);
-    gs_gpu_release();
+    int rc = gs_gpu_acquire(c);
+    if (rc == GS_OK) {
+        rc = gs_backend->op[gs_routines[c->routine].op](c, args, o);
+        if (rc != GS_OK && rc != GS_EEXACT)
+            gs_gpu_failed(c, rc);
+        gs_gpu_release();
+    }
+    atomic_fetch_sub_explicit(&gs.gpu_queued_ns, queued, memory_order_relaxed);
     if (rc != GS_OK)
         return c->t_pred = 0, gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (f->gpu_done)
@@ -40,6 +46,8 @@ static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_
     f->operands(args, &o);
     gs_traffic_t t;
     gs_backend->traffic(c, args, &o, &t);
+    int sharing = atomic_fetch_add_explicit(&gs.calls_weighed, 1, memory_order_relaxed) + 1;
+    c->sharing = (uint8_t)(sharing < 255 ? sharing : 255); /* counted down by gs_call_end */
     if (gs_policy_model(c, &t, setup, gs_gpu_left(c)) == GS_WHERE_CPU)
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (!f->has_work || !f->has_work(args))

@@ -57,9 +57,12 @@ static void gs_gpu_atexit(void)
 }
 GS_LIFE_HOOK(GS_LIFE_EXIT, gs_gpu_atexit);
 
-/* In a forked child: the GPU is never used (tests/progs/fork.c pins this). */
+/* In a forked child: the GPU is never used (tests/progs/fork.c pins this), and the calls the parent's other
+ * threads were making are not the child's. */
 static void gs_gpu_atfork_child(void)
 {
+    atomic_store(&gs.calls_weighed, 0);
+    atomic_store(&gs.gpu_queued_ns, 0);
     pthread_mutex_init(&gs.gpu_lock, NULL);
     strcpy(gs.gpu_why, "no gpu in a forked child");
     atomic_store(&gs.gpu_state, GS_GPU_FAILED);

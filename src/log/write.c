@@ -98,6 +98,9 @@ void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const cha
                         (double)c->pred_cpu, (double)c->pred_gpu);
     if (c->pred_cpu >= 0 && c->pred_wait > 0) /* of predicted_gpu_s, the GPU's bring-up still to come */
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"predicted_wait_s\":%.4g", (double)c->pred_wait);
+    if (c->pred_cpu >= 0 && c->sharing > 1) /* calls weighed at once, and of predicted_gpu_s, their GPU work */
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"calls_at_once\":%u,\"predicted_queue_s\":%.4g",
+                        (unsigned)c->sharing, (double)c->pred_queue);
     if (gs.opt.sites != GS_SITES_OFF)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"site\":\"%s\",\"native\":\"%s\"", esite, enative);
     len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");

@@ -5,9 +5,10 @@
  * first call with no time to wait and after it for PAUSE_MS, each result on stderr; the calls after it without
  * pause), lu_exit (every call an LU factorisation of order 1024, the CPU library's threads busy for a while:
  * the first starts the bring-up of cuBLAS and cuSOLVER, the others run back to back beside it, and main returns
- * PAUSE_MS after the first, with the bring-up under way).  Each call is a 128 x 128 DGEMM (or DGETRF), PAUSE_MS
- * apart; prints one line per call with its result's checksum, so that runs with and without the shim can be
- * compared. */
+ * PAUSE_MS after the first, with the bring-up under way), svd (every call the singular value decomposition of a
+ * 3000 x 800 matrix, which the built-in policy predicts seconds for on the CPU).  Each call is a 128 x 128
+ * DGEMM (or DGETRF), PAUSE_MS apart; prints one line per call with its result's checksum, so that runs with and
+ * without the shim can be compared. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,9 @@
 #include "common.h"
 
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
+             const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork, int *info,
+             size_t len);
 
 #define N 128
 #define N_LONG 1024
@@ -44,6 +48,23 @@ static void lu_of(int n, unsigned seed, const char *who, int call)
 }
 
 static void lu(unsigned seed, const char *who, int call) { lu_of(N, seed, who, call); }
+
+/* The SVD with the thin vectors ('S', as scikit-learn's PCA asks); the checksum is of the singular values, which
+ * unlike the vectors' signs are the same whoever computes them. */
+static void svd(unsigned seed, const char *who, int call)
+{
+    enum { M = 3000, K = 800 };
+    int m = M, n = K, lwork = -1, info = 0;
+    static int iwork[8 * K];
+    double *a = malloc(sizeof(double) * M * K), *u = malloc(sizeof(double) * M * K), vt[1], s[K], q = 0;
+    dgesdd_("S", &m, &n, a, &m, s, u, &m, vt, &n, &q, &lwork, iwork, &info, 1);
+    lwork = (int)q;
+    double *work = malloc(sizeof(double) * (size_t)lwork), *v = malloc(sizeof(double) * K * K);
+    fill(a, (size_t)M * K, seed);
+    dgesdd_("S", &m, &n, a, &m, s, u, &m, v, &n, work, &lwork, iwork, &info, 1);
+    printf("%s %d dgesdd %d %.10e\n", who, call, info, sum(s, K));
+    free(a), free(u), free(v), free(work);
+}
 
 /* Milliseconds on the monotonic clock. */
 static double now_ms(void)
@@ -89,7 +110,9 @@ int main(int argc, char **argv)
         return 0;
     }
     for (int i = 0; i < calls; i++) {
-        if (i > 0 && strcmp(mode, "dgetrf") == 0)
+        if (strcmp(mode, "svd") == 0)
+            svd((unsigned)i, "main", i);
+        else if (i > 0 && strcmp(mode, "dgetrf") == 0)
             lu((unsigned)i, "main", i);
         else
             product((unsigned)i, "main", i);

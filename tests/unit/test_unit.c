@@ -294,6 +294,29 @@ START_TEST(test_policy_model)
     }
     atomic_store(&gs.gpu_state, GS_GPU_UNTRIED);
     atomic_store(&gs.gpu_ready[GS_FAMILY_BLAS], 0);
+    /* Calls weighed at once share the CPU library's 16 threads and queue for the GPU.  dtrsm of 1e9 flops with
+     * 1e8 bytes staged: CPU 0.5 + 2 ms alone, GPU 0.1 + 2 ms of copies; 4 at once, the CPU's 4 threads take
+     * 8.5 ms, and 3 ms of GPU work ahead still leave the GPU faster (5.1 ms), 7 ms do not; 32 at once, one
+     * thread each. */
+    static const struct {
+        int sharing;
+        double queue_ms, cpu_ms, gpu_ms;
+        gs_where_t where;
+    } shares[] = {{1, 7, 2.5, 2.1, GS_WHERE_GPU}, /* alone: no other call's work is ahead */
+                  {4, 3, 8.5, 5.1, GS_WHERE_GPU},
+                  {4, 7, 8.5, 9.1, GS_WHERE_CPU},
+                  {32, 7, 32.5, 9.1, GS_WHERE_GPU}};
+    gs_traffic_t staged = {.staged = 1e8};
+    for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++) {
+        atomic_store(&gs.gpu_queued_ns, (uint64_t)(shares[i].queue_ms * 1e6));
+        gs_call_t c = {.routine = GS_R_DTRSM, .flops = 1e9, .why = "above threshold",
+                       .sharing = (uint8_t)shares[i].sharing};
+        ck_assert_msg(gs_policy_model(&c, &staged, 0, 0) == shares[i].where, "sharing case %zu", i);
+        ck_assert_double_eq_tol(c.pred_cpu * 1e3, shares[i].cpu_ms, 1e-3);
+        ck_assert_double_eq_tol(c.pred_gpu * 1e3, shares[i].gpu_ms, 1e-3);
+        ck_assert_double_eq_tol(c.pred_queue * 1e3, shares[i].sharing > 1 ? shares[i].queue_ms : 0, 1e-3);
+    }
+    atomic_store(&gs.gpu_queued_ns, 0);
     gs.opt.offload = GS_OFFLOAD_ALWAYS;
     gs_call_t forced = {.routine = GS_R_DGEMM, .flops = 1e9};
     gs_traffic_t huge = {.staged = 1e12};
