@@ -34,7 +34,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults coverage gpu-pack gpu-pack-apps bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-apps bench-hooks bench-sites depgraph entries install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults coverage gpu-pack gpu-pack-apps bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-apps bench-demo bench-hooks bench-sites depgraph entries install uninstall deps \
 	deps-demo clean help tsan tsan-parts check-races asan asan-parts
 all: lib
 
@@ -57,6 +57,7 @@ help:
 	@echo "make bench-copy     numpy.linalg's strided copies, with and without the shim, against the host's memory (bench/results/copy.md)"
 	@echo "make bench-fft      on a GPU machine: FFTW against cuFFTW, CuPy and FFTW's 16 threads (bench/results/fft.md)"
 	@echo "make bench-apps     on a GPU machine: the corpus of real programs, whole, CPU-only and under gpushim (bench/results/apps-large.md)"
+	@echo "make bench-demo     the demo's whole process, CPU-only against gpushim, alternately (bench/results/demo.md)"
 	@echo "make bench-hooks    what gpushim costs a malloc-heavy program and small NumPy products where it offloads nothing (bench/results/hooks.md)"
 	@echo "make bench-sites    what the log's call sites cost per call, from C and Python (bench/results/sites.md)"
 	@echo "make entries        build/entries.txt: every entry point, with its routine and template"
@@ -498,6 +499,9 @@ bench-fft: $(LIB) $(B)/bench/fft
 # passes its options).
 bench-apps: $(LIB) $(B)/bench/apps/fftw_heat
 	$(PYTHON) bench/apps/run.py $(APPS)
+
+bench-demo: deps-demo $(LIB)
+	bench/demo.sh
 
 bench-hooks: $(LIB) standin $(B)/bench/hooks
 	bench/hooks.sh
