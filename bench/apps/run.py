@@ -6,11 +6,13 @@ accounts for on each side.  Writes RESULTS/apps-SIZE.md (the table), RESULTS/app
 where matplotlib is installed, RESULTS/apps-SIZE.png (the speed-ups).
 
 usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only NAME,...] [--lib PATH]
-                                [--env VAR=VALUE]... [--results DIR] [--check] [--list]
+                                [--env VAR=VALUE]... [--parts] [--results DIR] [--check] [--list]
   --size    small: seconds on 2 cores, for the tests (tests/t_apps.sh); medium: sizes where the GPU should
             not matter (nothing may get slower); large: where it should (default)
   --lib     the library to preload (default build/libgpushim.so); --env sets a variable for its runs only
             (GPUSHIM_OFFLOAD=never, GPUSHIM_CUDA_LIBDIR=... for the stand-in)
+  --parts   also runs gpushim with each of its parts turned off by its switch (PARTS below), in the same
+            alternating rounds, and writes RESULTS/apps-SIZE-parts.md: what each part costs or gains a program
   --check   exit status 1 unless every program ran and agreed (results only; the times mean nothing there)
 Each program takes SIZE and OUT, its last two arguments, and writes its results to OUT: a NumPy .npz, or
 text lines "NAME VALUE..." (C, Octave, R).  A program whose prerequisite is missing is reported, not skipped.
@@ -61,6 +63,17 @@ PROGRAMS = [
     ("r", "R: a linear-algebra script", ["Rscript", "{root}/bench/apps/linalg.R"], 1e-8, "cmd:Rscript"),
     ("numpy_loops", "NumPy loops: k-means, gradient descent, many small products",
      ["{py}", "{root}/bench/apps/np_loops.py"], 1e-4, "module:numpy"),
+]
+
+# The parts of gpushim that --parts turns off one at a time, each by its switch (gpushim(7)): a side's name and
+# the variables it runs with.
+PARTS = [
+    ("never", {"GPUSHIM_OFFLOAD": "never"}),          # every call on the CPU: the per-call checks and hooks remain
+    ("warmup-off", {"GPUSHIM_WARMUP": "off"}),       # no background bring-up: the first call that wants it waits
+    ("cache-0", {"GPUSHIM_CACHE": "0"}),              # no residency cache: no write protection, no tracking
+    ("registered-0", {"GPUSHIM_REGISTERED": "0"}),    # no host registration: staging only
+    ("copy-threads-1", {"GPUSHIM_COPY_THREADS": "1"}),  # no copy threads: strided copies by the CPU library
+    ("fftw-serial-0", {"GPUSHIM_FFTW_SERIAL": "0"}),  # no FFTW twins: every execute on the caller's plan
 ]
 
 
@@ -124,8 +137,9 @@ def run_once(prog, side, args, work, i):
     out, log = os.path.join(work, f"{name}.{side}.{i}{ext}"), os.path.join(work, f"{name}.{side}.{i}.log")
     argv = [a.format(py=PY, root=ROOT) for a in cmd] + [args.size, out]
     env = dict(os.environ)
-    if side == "gpushim":
+    if side != "cpu":
         env.update(args.env, LD_PRELOAD=args.lib, GPUSHIM_LOG=log)
+        env.update(dict(PARTS).get(side, {}))
     t0 = time.perf_counter()
     p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                        timeout=args.timeout)
@@ -134,7 +148,7 @@ def run_once(prog, side, args, work, i):
            "status": p.returncode, "out": out}
     if p.returncode != 0 or not os.path.exists(out):
         rec["error"] = (p.stderr.strip().splitlines() or ["no output"])[-1][:300]
-    if side == "gpushim":
+    if side != "cpu":
         rec["gpu_calls"], rec["calls"], rec["call_seconds"] = calls(log)
     return rec
 
@@ -146,9 +160,9 @@ def run_program(prog, args, work, jl):
     if lack:
         print(f"apps: {name}: missing {lack}", file=sys.stderr)
         return {"program": name, "what": what, "missing": lack}
-    runs = []
+    runs, sides = [], ["cpu", "gpushim"] + ([p[0] for p in PARTS] if args.parts else [])
     for i in range(1, args.rounds + 1):
-        for side in ("cpu", "gpushim") if i % 2 else ("gpushim", "cpu"):
+        for side in sides if i % 2 else sides[::-1]:
             rec = run_once(prog, side, args, work, i)
             jl.write(json.dumps(rec) + "\n")
             jl.flush()
@@ -162,7 +176,7 @@ def run_program(prog, args, work, jl):
         for r in ok:
             bad.update(differ(load(ref["out"]), load(r["out"]), rtol))
     row = {"program": name, "what": what, "failed": len(runs) - len(ok), "differ": sorted(bad), "runs": len(runs)}
-    for side in ("cpu", "gpushim"):
+    for side in sides:
         t = [r["seconds"] for r in ok if r["side"] == side]
         row[side] = (statistics.median(t), min(t), max(t)) if t else None
     shim = [r for r in ok if r["side"] == "gpushim"]
@@ -194,6 +208,21 @@ def table(rows, args):
     return head + "\n".join(lines) + "\n"
 
 
+def parts_table(rows):
+    """What each part costs: each side's median and its speed against CPU-only, per program"""
+    names = ["gpushim"] + [p[0] for p in PARTS]
+    head = ("Medians in s, and speed against CPU-only: gpushim by default, then with one part turned off by its "
+            "switch (bench/apps/run.py's PARTS)\n\n| program | CPU | " + " | ".join(names) + " |\n| --- | --- | " +
+            " | ".join("---" for _ in names) + " |\n")
+    lines = []
+    for r in rows:
+        if "missing" in r or not r.get("cpu"):
+            continue
+        cells = [f"{r[n][0]:.2f} ({r['cpu'][0] / r[n][0]:.2f})" if r.get(n) else "-" for n in names]
+        lines.append(f"| {r['program']} | {r['cpu'][0]:.2f} | " + " | ".join(cells) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
 def plot(rows, path):
     """The speed-ups as bars, where matplotlib is installed; False where it is not"""
     try:
@@ -222,6 +251,7 @@ def main():
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--parts", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
@@ -245,6 +275,10 @@ def main():
     with open(base + ".md", "w") as f:
         f.write(md)
     print(md, end="")
+    if args.parts:
+        with open(base + "-parts.md", "w") as f:
+            f.write(parts_table(rows))
+        print("\n" + parts_table(rows), end="")
     print(f"apps: {base}.md, {base}.jsonl" + (f", {base}.png" if plot(rows, base + ".png") else
                                                 ", no plot (matplotlib is not installed)"), file=sys.stderr)
     broken = [r["program"] for r in rows if "missing" in r or r["failed"] or r["differ"]]
