@@ -1,7 +1,7 @@
 """The wheel's build steps that pyproject.toml cannot say: the version from src/core/gs.h, `make lib`, the
-library and the scripts copied into the package, and the wheel tagged for any Python 3 on glibc 2.35 or newer
-(libgpushim.so is plain C, links only the C library, and uses symbols up to GLIBC_2.35; tests/t_wheel.sh checks
-that with auditwheel)."""
+library and the scripts copied into the package, gpushim.pth beside it, and the wheel tagged for any Python 3 on
+glibc 2.35 or newer (libgpushim.so is plain C, links only the C library, and uses symbols up to GLIBC_2.35;
+tests/t_wheel.sh checks that with auditwheel)."""
 import os
 import re
 import shutil
@@ -36,6 +36,8 @@ class BuildPy(build_py):
             shutil.copy2(os.path.join(ROOT, "scripts", s), os.path.join(pkg, "scripts", s))
         with open(os.path.join(pkg, "_version.py"), "w") as f:
             f.write(f'VERSION = "{VERSION}"\n')
+        # beside the package, so that site-packages holds it: the Python layer's hook (gpushim_hook.py)
+        shutil.copy2(os.path.join(ROOT, "scripts", "python", "gpushim.pth"), self.build_lib)
 
 
 class BinaryDistribution(Distribution):

@@ -3,6 +3,8 @@
 #ifndef GPUSHIM_H
 #define GPUSHIM_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,6 +28,29 @@ int gpushim_log_flush(void);
 /* The file the offload log is written to (GPUSHIM_LOG with %p, %h, %r and %j expanded), or NULL when no log
  * is written.  Initialises the library if no call has yet. */
 const char *gpushim_log_path(void);
+
+/* An array as NumPy describes it (the Python layer, gpushim/_linalg.py, fills one per operand). */
+typedef struct {
+    void *data;         /* the first element */
+    char dtype;         /* NumPy's type character: 'f', 'd', 'F' or 'D' (float32 to complex128) */
+    int ndim;           /* 1 or 2; shape and strides beyond ndim are ignored */
+    int64_t shape[2];
+    int64_t strides[2]; /* in bytes, as NumPy's */
+} gpushim_array_t;
+
+/* Runs one numpy.linalg or scipy.linalg operation on the arrays, in the layout they have, through the same
+ * policy, residency cache, log and fallback as the library's LAPACK calls; api names the Python function in the
+ * log ("numpy.linalg.solve").  op and its arrays, inputs first (every array of one dtype but w, real):
+ *   "solve"     A (n x n), B (n, or n x k), X (B's shape): A X = B
+ *   "cholesky"  A (n x n), L (n x n): A = L L^H from A's triangle uplo; L's other triangle zero
+ *   "eigh"      A (n x n), W (n), V (n x n): the eigenvalues, ascending, and eigenvectors of A's triangle uplo
+ *   "eigvalsh"  A (n x n), W (n): the eigenvalues only
+ * uplo is "L" or "U" (ignored by solve).  A matrix has one dimension of unit stride; the outputs are the
+ * caller's fresh arrays.  Returns 1 when the call is done, its results in the outputs; 0 when it is not (the
+ * policy keeps it on the CPU, the GPU failed or found the matrix singular or not positive definite, or the
+ * arrays are of a form this does not take), with no output written: the caller then makes the call as it
+ * would have without gpushim. */
+int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays, const gpushim_array_t *arrays);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,15 @@ static const gs_sol_op_t *const gs_sol_ops[GS_NOPS] = {
     [GS_OP_syevx] = &gs_sol_syevdx, [GS_OP_sytrf] = &gs_sol_sytrf, [GS_OP_sytrs] = &gs_sol_sytrs,
     [GS_OP_sysv] = &gs_sol_sysv,
 };
+static const gs_sol_op_t *const gs_sol_array_ops[GS_NOPS] = {
+    [GS_OP_gesv] = &gs_sol_arr_gesv, [GS_OP_potrf] = &gs_sol_arr_potrf, [GS_OP_syevd] = &gs_sol_arr_syevd,
+};
+
+/* The descriptor of p's operation: on NumPy's arrays, or on LAPACK's arguments. */
+static const gs_sol_op_t *gs_sol_op_of(const gs_lapack_t *p)
+{
+    return (p->arrays ? gs_sol_array_ops : gs_sol_ops)[p->op];
+}
 
 /* Host memory kept between a device's LAPACK calls, at most: a call that needs more (trtri's triangle of a
  * large matrix) gives it back afterwards. */
@@ -118,7 +127,7 @@ static void gs_sol_write(gs_sol_t *s, const gs_sol_op_t *op, int64_t npiv)
 static int gs_sol_run(gs_call_t *c, const gs_lapack_t *p, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b,
                       int n)
 {
-    const gs_sol_op_t *op = gs_sol_ops[p->op];
+    const gs_sol_op_t *op = gs_sol_op_of(p);
     int rc = gs_sol_up(c);
     if (rc != GS_OK)
         return rc;
@@ -132,7 +141,7 @@ static int gs_sol_run(gs_call_t *c, const gs_lapack_t *p, const gs_operand_t *o,
     if (op->work && (rc = op->work(c, &s)) != GS_OK)
         return rc;
     s.vec_bytes = op->vec ? op->vec(p) : 0;
-    int64_t npiv = op->flags & (GS_SOL_PIV_IN | GS_SOL_PIV_OUT) ? (p->m > p->n ? p->m : p->n) : 0;
+    int64_t npiv = op->flags & (GS_SOL_PIV_IN | GS_SOL_PIV_OUT | GS_SOL_PIV_DEV) ? (p->m > p->n ? p->m : p->n) : 0;
     size_t off[4], dbytes = gs_sol_layout(&s, npiv, op->extra ? op->extra(&s) : 0, off);
     char *dx = NULL;
     if ((rc = gs_sol_host(c, &s, op, npiv)) != GS_OK ||
@@ -173,7 +182,7 @@ static int gs_sol_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
 int gs_cuda_lapack(gs_call_t *c, const void *args, const gs_operands_t *o)
 {
     const gs_lapack_t *p = args;
-    if (!gs_sol_ops[p->op]) {
+    if (!gs_sol_op_of(p)) {
         gs_call_why(c, "gpu error: no cuSOLVER path for %s", gs_ops[p->op].name);
         return GS_EGPU;
     }

@@ -79,6 +79,7 @@ enum {
     GS_SOL_W_OUT = 16,    /* the vector back into p->w */
     GS_SOL_VEC_BACK = 32, /* the vector back to hvec, for the operation's done */
     GS_SOL_ONES = 64,     /* hones filled */
+    GS_SOL_PIV_DEV = 128, /* pivots on the device only */
 };
 
 /* An operation on cuSOLVER.  Functions that are NULL do nothing, or what the field says. */
@@ -101,6 +102,8 @@ GS_HIDDEN extern const gs_sol_op_t gs_sol_getrf, gs_sol_gesv, gs_sol_getrs, gs_s
 GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev, gs_sol_syevdx;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_sytrf, gs_sol_sytrs, gs_sol_sysv;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_gels, gs_sol_gelsd;
+/* The same operations on NumPy's arrays (gs_lapack_t's arrays: cuda_arrays.c). */
+GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd;
 
 /* QR steps that least squares shares with geqrf and ormqr (cuda_factor.c): geqrf's workspace for an m x n
  * matrix (leading dimension ld), into dev and host bytes; ormqr's (Q from k reflectors of an m x n C), as the

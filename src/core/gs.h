@@ -250,6 +250,7 @@ typedef struct gs_part gs_part_t;
 typedef struct {
     uint16_t entry;      /* gs_entry_t */
     uint16_t routine;    /* gs_routine_t */
+    const char *api;     /* the Python function it came through (gpushim_linalg), the log's symbol; or NULL */
     const void *ret;     /* the caller's return address (the log's runs of like calls, log/runs.c) */
     bool nested;         /* made from inside the CPU library: passed straight through, not logged */
     bool inside;         /* this thread is marked as inside the CPU library until gs_call_end */
@@ -299,6 +300,9 @@ GS_HIDDEN void gs_history_note(const gs_call_t *c);
 
 /* The CPU library's entry e (real.c). */
 GS_HIDDEN void *gs_real(unsigned e);
+/* The first Fortran entry of routine r that a loaded library defines, found without a message (for the Python
+ * layer's calls, which name a routine, not a symbol), or -1 when none does.  Kept once found. */
+GS_HIDDEN int gs_real_entry(int r);
 
 /* The three steps of every call, inline: they are the whole cost of a small call that stays on the CPU
  * (bench/overhead.c). */
@@ -323,7 +327,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->threads = 0;
     c->pred_cpu = c->pred_gpu = -1;
     c->pred_wait = c->pred_queue = 0, c->t_pred = 0, c->sharing = 0;
-    c->after = NULL, c->part = NULL, c->devices = 0;
+    c->after = NULL, c->part = NULL, c->devices = 0, c->api = NULL;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {
         c->t0 = gs_now_ns();

@@ -105,6 +105,26 @@ void *gs_real(unsigned e)
                            "calls to it that stay on the CPU are skipped");
 }
 
+int gs_real_entry(int r)
+{
+    static atomic_int chosen[GS_NROUTINES]; /* the entry + 1; 0 while none is found */
+    int k = atomic_load_explicit(&chosen[r], memory_order_relaxed);
+    if (k)
+        return k - 1;
+    for (unsigned e = 0; e < GS_NENTRIES; e++) {
+        if (gs_entries[e].routine != r || gs_entries[e].cblas)
+            continue;
+        void *f = atomic_load_explicit(&gs_real_cache[e], memory_order_acquire);
+        if (!f && (f = gs_real_lookup(gs_entries[e].symbol)) != NULL)
+            atomic_store_explicit(&gs_real_cache[e], f, memory_order_release);
+        if (f) {
+            atomic_store_explicit(&chosen[r], (int)e + 1, memory_order_relaxed);
+            return (int)e;
+        }
+    }
+    return -1;
+}
+
 /* ---- the libraries of callers that reach another definition --------------------------------------------- */
 
 static struct {

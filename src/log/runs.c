@@ -93,10 +93,11 @@ static gs_run_t *gs_run_slot(void)
     return r;
 }
 
-/* Whether c may be part of a run: a CPU call without a prediction, a transform's shape or an unknown caller. */
+/* Whether c may be part of a run: a CPU call without a prediction, a transform's shape, an unknown caller or a
+ * Python function's name (which lives as long as the call). */
 static bool gs_run_eligible(const gs_call_t *c)
 {
-    return c->where == GS_WHERE_CPU && c->pred_cpu < 0 && !c->shape_rank && c->ret && c->dim_names;
+    return c->where == GS_WHERE_CPU && c->pred_cpu < 0 && !c->shape_rank && c->ret && c->dim_names && !c->api;
 }
 
 static bool gs_run_like(const gs_call_t *a, const gs_call_t *b)

@@ -61,16 +61,16 @@ void gs_log_event(const char *event, const char *what)
 void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const char *site, const char *native)
 {
     const gs_routine_info_t *r = &gs_routines[c->routine];
-    /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites by theirs, names by the
-     * table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under 1965 bytes, so
-     * the appends below cannot overrun buf. */
-    char why[GS_WHY_MAX + 112], buf[2048], esite[320], enative[220];
+    /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites and the symbol by theirs,
+     * names by the table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under
+     * 2010 bytes, so the appends below cannot overrun buf. */
+    char why[GS_WHY_MAX + 112], buf[2048], esite[320], enative[220], esym[64];
     gs_json_escape(why, sizeof why, c->why);
+    gs_json_escape(esym, sizeof esym, c->api ? c->api : gs_entries[c->entry].symbol);
     gs_json_escape(esite, sizeof esite, site);
     gs_json_escape(enative, sizeof enative, native);
     int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"routine\":\"%s\",\"symbol\":\"%s\",\"dtype\":\"%s\"",
-                       (double)(c->t0 - gs.t_start) * 1e-9, r->name, gs_entries[c->entry].symbol,
-                       gs_dtype_names[r->prec]);
+                       (double)(c->t0 - gs.t_start) * 1e-9, r->name, esym, gs_dtype_names[r->prec]);
     for (int i = 0; c->dim_names && c->dim_names[i]; i++)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"%c\":%lld", c->dim_names[i],
                         (long long)c->dim[i]);

@@ -131,3 +131,6 @@ def load_ipython_extension(ip):
 if sys.argv[:1] != ["-m"] and os.path.basename(sys.argv[0] if sys.argv else "") not in (
         "gpushim-run", "gpushim-report", "gpushim-calibrate"):
     _load()
+    if _lib is not None:  # the Python layer (gpushim/_linalg.py) as NumPy and SciPy are imported
+        import gpushim_hook
+        gpushim_hook.install()

@@ -37,6 +37,13 @@ typedef struct {
     int64_t il, iu;
     void *found, *support;
     bool herm;         /* sytrf, sytrs, sysv: the Hermitian form (he*) of a complex routine */
+    /* A call on NumPy's arrays (gpushim_linalg, arrays.c): A is read only, B (gesv) is read into a device copy
+     * through op(tb), and the result is written through op(tx) into X, another array, and clear ('U' or 'L')
+     * is the triangle of X set to zero after (potrf); trans and uplo are those of A as it is stored */
+    bool arrays;
+    char tb, tx, clear;
+    void *x;
+    int64_t ldx;
 } gs_lapack_t;
 
 /* What syevr and syevx take besides the symmetric eigensolver's arguments, as their entries pass it. */

@@ -1,0 +1,142 @@
+"""The Python layer: numpy.linalg's and scipy.linalg's dense functions handed whole to libgpushim's
+gpushim_linalg (include/gpushim.h), which runs them on the GPU on the arrays as they are laid out, through the same
+policy, residency cache, log and CPU fallback as the LAPACK calls it interposes, with no copy around them.
+
+One wrapper shape and one table (WRAPPED).  A function's plan reads its arguments into the C entry's operation,
+the arrays it takes (inputs, then the fresh outputs) and what to return; a call the plan does not take (a
+keyword it does not know, a stacked or unusual array, a subclass) or that the library does not do (small, kept
+on the CPU, a singular matrix...) goes to the original function with the original arguments, so that results,
+errors and warnings are NumPy's and SciPy's own.  gpushim_hook imports this module when numpy.linalg or
+scipy.linalg has just been imported, for wrap_module."""
+import ctypes
+import functools
+import sys
+
+import numpy as np
+
+_REAL = {"f": "f", "d": "d", "F": "f", "D": "d"}  # NumPy's type characters the library takes, and their reals
+
+
+class _Array(ctypes.Structure):
+    """gpushim_array_t."""
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_char), ("ndim", ctypes.c_int),
+                ("shape", ctypes.c_int64 * 2), ("strides", ctypes.c_int64 * 2)]
+
+
+def _plain(*arrays):
+    """Whether every argument is a NumPy array itself (no subclass), 1-D or 2-D, of one dtype the library takes, in
+    the machine's byte order."""
+    t = arrays[0].dtype if type(arrays[0]) is np.ndarray else None
+    return t is not None and t.char in _REAL and t.isnative and all(
+        type(x) is np.ndarray and x.dtype == t and 1 <= x.ndim <= 2 for x in arrays)
+
+
+def _square(a):
+    return a.ndim == 2 and a.shape[0] == a.shape[1] and a.shape[0] > 0
+
+
+# ---- the plans: (operation, uplo, arrays, result) for the C entry, or None -------------------------------
+
+def _np_solve(a, b):
+    if not _plain(a, b) or not _square(a):
+        return None
+    x = np.empty(b.shape, a.dtype)
+    return "solve", "L", (a, b, x), x
+
+
+def _np_cholesky(a, *, upper=False):
+    if upper is not False or not _plain(a) or not _square(a):
+        return None
+    x = np.empty(a.shape, a.dtype)
+    return "cholesky", "L", (a, x), x
+
+
+def _eigh(op, a, uplo, result=None):
+    if uplo not in ("L", "U") or not _plain(a) or not _square(a):
+        return None
+    w = np.empty(a.shape[0], _REAL[a.dtype.char])
+    if result is None:
+        return op, uplo, (a, w), w
+    v = np.empty(a.shape, a.dtype)
+    return op, uplo, (a, w, v), result(w, v)
+
+
+def _np_eigh(a, UPLO="L"):
+    return _eigh("eigh", a, UPLO, _result_type("numpy.linalg", "eigh"))
+
+
+def _np_eigvalsh(a, UPLO="L"):
+    return _eigh("eigvalsh", a, UPLO)
+
+
+_result_types = {}
+
+
+def _result_type(mod, fn):
+    """What makes the original's result of two arrays (numpy.linalg.eigh's EighResult, a named tuple since NumPy
+    1.25, or a tuple), found by a call of it on a 1 x 1 matrix the first time."""
+    make = _result_types.get(fn)
+    if make is None:
+        t = type(getattr(sys.modules[mod], fn)._gpushim_original(np.eye(1)))
+        make = _result_types[fn] = (lambda *x: x) if t is tuple else t
+    return make
+
+
+# The one table: module, function, and its plan.  The log names each call module.function.
+WRAPPED = (
+    ("numpy.linalg", "solve", _np_solve),
+    ("numpy.linalg", "cholesky", _np_cholesky),
+    ("numpy.linalg", "eigh", _np_eigh),
+    ("numpy.linalg", "eigvalsh", _np_eigvalsh),
+)
+
+
+def _describe(x):
+    d = _Array(x.ctypes.data, x.dtype.char.encode(), x.ndim)
+    d.shape[:x.ndim] = x.shape
+    d.strides[:x.ndim] = x.strides
+    return d
+
+
+def _wrap(entry, original, api, plan):
+    """The one wrapper shape: the plan's call through the library when it is done, else the original's."""
+    name = api.encode()
+
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        try:
+            job = plan(*args, **kwargs)
+        except (TypeError, AttributeError, IndexError):  # arguments the plan does not take: the original's own
+            job = None
+        if job is not None:
+            op, uplo, arrays, result = job
+            descs = (_Array * len(arrays))(*map(_describe, arrays))
+            if entry(name, op.encode(), uplo.encode(), len(arrays), descs):
+                return result
+        return original(*args, **kwargs)
+
+    wrapper._gpushim_original = original
+    return wrapper
+
+
+def _entry():
+    """gpushim_linalg in this process (preloaded, or loaded by import gpushim), or None."""
+    try:
+        f = ctypes.CDLL(None).gpushim_linalg
+    except AttributeError:
+        return None
+    f.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_Array)]
+    f.restype = ctypes.c_int
+    return f
+
+
+def wrap_module(module):
+    """Puts the wrappers of WRAPPED's functions of this module into it (once)."""
+    entry = _entry()
+    if entry is None:
+        return
+    for mod, fn, plan in WRAPPED:
+        original = getattr(module, fn, None) if mod == module.__name__ else None
+        if original is None or hasattr(original, "_gpushim_original"):
+            continue
+        setattr(module, fn, _wrap(entry, original, f"{mod}.{fn}", plan))

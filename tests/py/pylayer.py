@@ -1,0 +1,148 @@
+"""The Python layer (scripts/python/gpushim/_linalg.py) against the original functions, in one process: every
+wrapped function of the layer's table on C-ordered, Fortran-ordered, strided and non-contiguous arrays of every
+dtype the layer takes (and some it does not), with keywords, and in its error cases.  Each result must have the
+original's type, dtype, shape and memory order and equal values (eigenvectors up to each one's phase), and each
+error the original's type and message.  Prints one line per case that differs and a count; exit status 1 if any.
+
+usage: python pylayer.py   (with the layer on: import gpushim first, or gpushim.pth under LD_PRELOAD)"""
+import inspect
+import sys
+
+import numpy as np
+
+from gpushim import _linalg
+
+rng = np.random.default_rng(48)
+bad, cases = [], 0
+
+
+def matrix(n, dt, spd=False, m=None):
+    a = rng.standard_normal((n, m or n))
+    if np.dtype(dt).kind == "c":
+        a = a + 1j * rng.standard_normal(a.shape)
+    if spd:
+        a = a @ a.conj().T + n * np.eye(n)
+    return a.astype(dt)
+
+
+def layouts(a):
+    """a as it is (C order), in Fortran order, transposed (a view), inside a wider array (unit stride, a larger
+    leading dimension), and strided in both dimensions (no unit stride: the original's path)."""
+    n, m = a.shape
+    wide = np.zeros((n, m + 3), a.dtype)
+    wide[:, :m] = a
+    big = np.zeros((2 * n, 2 * m), a.dtype)
+    big[::2, ::2] = a
+    wide_f = np.asfortranarray(np.zeros((n + 2, m), a.dtype))
+    wide_f[:n] = a
+    return {"C": a, "F": np.asfortranarray(a), "T-view": np.ascontiguousarray(a.T).T, "wide": wide[:, :m],
+            "wide-F": wide_f[:n], "strided": big[::2, ::2]}
+
+
+def phase(v):
+    """Eigenvectors with each one's phase (sign) fixed by its largest component."""
+    if v.ndim != 2:
+        return v
+    k = np.abs(v).argmax(axis=0)
+    p = v[k, np.arange(v.shape[1])]
+    return v * (np.abs(p) / np.where(p == 0, 1, p))
+
+
+def same(x, y, tol):
+    if type(x) is not type(y):
+        return f"type {type(x).__name__} against {type(y).__name__}"
+    if isinstance(x, tuple):
+        for i, (u, w) in enumerate(zip(x, y)):
+            why = same(phase(u) if i else u, phase(w) if i else w, tol)
+            if why:
+                return f"[{i}] {why}"
+        return None
+    if not isinstance(x, np.ndarray):
+        return None if x == y else f"{x!r} against {y!r}"
+    if x.dtype != y.dtype or x.shape != y.shape:
+        return f"{x.dtype} {x.shape} against {y.dtype} {y.shape}"
+    if (x.flags.c_contiguous, x.flags.f_contiguous) != (y.flags.c_contiguous, y.flags.f_contiguous):
+        return "memory order differs"
+    scale = max(1.0, float(np.max(np.abs(np.asarray(y)), initial=0)))
+    if not np.allclose(x, y, rtol=0, atol=tol * scale, equal_nan=True):
+        return f"values differ by {np.nanmax(np.abs(np.asarray(x) - y))}"
+    return None
+
+
+def case(name, fn, *args, **kwargs):
+    """fn (wrapped) against its original on the same arguments, which must be left as they were."""
+    global cases
+    cases += 1
+    before = [a.copy() for a in args if isinstance(a, np.ndarray)]
+    results = []
+    for f in (fn, fn._gpushim_original):
+        try:
+            results.append(("ok", f(*args, **kwargs)))
+        except Exception as e:  # noqa: BLE001 (compared below)
+            results.append(("raised", e))
+    (k1, r1), (k2, r2) = results
+    dt = next((a.dtype for a in args + tuple(kwargs.values()) if isinstance(a, np.ndarray)), np.dtype("d"))
+    tol = 2e-4 if dt in (np.float32, np.complex64) else 1e-10
+    if k1 != k2:
+        why = f"{k1} {r1!r} against {k2} {r2!r}"
+    elif k1 == "raised":
+        why = None if (type(r1), str(r1)) == (type(r2), str(r2)) else f"raised {r1!r} against {r2!r}"
+    else:
+        why = same(r1, r2, tol)
+    if not why and any(not np.array_equal(b, a, equal_nan=True) for b, a in
+                       zip(before, [a for a in args if isinstance(a, np.ndarray)])):
+        why = "an input changed"
+    if why:
+        bad.append(f"{name}: {why}")
+
+
+def main():
+    la = np.linalg
+    for dt in ("f", "d", "F", "D"):
+        n = 24
+        a, s = matrix(n, dt), matrix(n, dt, spd=True)
+        b = matrix(n, dt, m=3)
+        for ka, av in layouts(a).items():
+            for kb, bv in list(layouts(b).items()) + [("vector", b[:, 0].copy()), ("vector-strided", b[:, 0])]:
+                case(f"solve {dt} A {ka} B {kb}", la.solve, av, bv)
+        for ks, sv in layouts(s).items():
+            case(f"cholesky {dt} {ks}", la.cholesky, sv)
+            for uplo in ("L", "U"):
+                case(f"eigh {dt} {ks} {uplo}", la.eigh, sv, uplo)
+                case(f"eigvalsh {dt} {ks} {uplo}", la.eigvalsh, sv, UPLO=uplo)
+        case(f"solve {dt} keywords", la.solve, a=a, b=b)
+        case(f"solve {dt} one column", la.solve, a, b[:, :1])
+        case(f"cholesky {dt} upper", la.cholesky, s, upper=True)
+        case(f"eigh {dt} bad UPLO", la.eigh, s, "X")
+        case(f"eigh {dt} lower-case UPLO", la.eigh, s, UPLO="u")
+        # errors: singular, not positive definite, not square, shapes that do not match, stacked, empty
+        case(f"solve {dt} singular", la.solve, np.zeros((n, n), dt), b)
+        case(f"solve {dt} singular rank 1", la.solve, np.ones((n, n), dt), b)
+        case(f"cholesky {dt} not positive definite", la.cholesky, -s)
+        case(f"cholesky {dt} not square", la.cholesky, a[:, :5])
+        case(f"eigh {dt} not square", la.eigh, a[:5])
+        case(f"solve {dt} B too short", la.solve, a, b[:5])
+        case(f"solve {dt} stacked", la.solve, np.stack([a, a]), np.stack([b, b]))
+        case(f"eigvalsh {dt} stacked", la.eigvalsh, np.stack([s, s]))
+        case(f"solve {dt} empty", la.solve, np.zeros((0, 0), dt), np.zeros((0, 2), dt))
+        case(f"solve {dt} with a NaN", la.solve, np.where(np.eye(n) > 0, np.nan, a).astype(dt), b)
+    for dt in ("i8", "e", "g"):  # dtypes the layer does not take: the original's result or error
+        case(f"solve {dt}", la.solve, (matrix(8, "d") * 10).astype(dt), np.ones((8, 2), dt))
+    case("solve mixed dtypes", la.solve, matrix(8, "f"), matrix(8, "d", m=2))
+    case("solve big-endian", la.solve, matrix(8, ">f8"), matrix(8, ">f8", m=2))
+    case("solve matrix subclass", la.solve, np.asmatrix(matrix(8, "d")), np.asmatrix(matrix(8, "d", m=2)))
+    case("solve lists", la.solve, [[2.0, 1.0], [1.0, 3.0]], [1.0, 2.0])
+    for mod, fn, _ in _linalg.WRAPPED:
+        f = getattr(sys.modules[mod], fn)
+        o = f._gpushim_original
+        if (f.__name__, f.__doc__, f.__module__, inspect.signature(f)) != (
+                o.__name__, o.__doc__, o.__module__, inspect.signature(o)):
+            bad.append(f"{mod}.{fn}: name, docstring, module or signature differs from the original's")
+    for line in bad:
+        print("pylayer:", line)
+    print(f"pylayer: {cases} cases, {len(bad)} differ")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+# The Python layer (scripts/python/gpushim/_linalg.py, the C entry gpushim_linalg): every wrapped function
+# against the original, forced onto the GPU path and by default (tests/py/pylayer.py); the log names the calls
+# by their Python names, with the program's line as the site; each way in gives the layer (import gpushim first,
+# python -m gpushim, gpushim-run, plain LD_PRELOAD through gpushim.pth), and GPUSHIM_PYTHON=0 or no library
+# gives none; NumPy's own linalg suite with the layer on and every call forced passes as without it.
+. "$(dirname "$0")/lib.sh"
+NP2=$ROOT/build/venv-np2/bin/python
+have "build/venv-np2 (NumPy 2.x, SciPy, pytest)" $NP2 -c 'import numpy, scipy, pytest' || { finish; exit 1; }
+
+# A virtual environment with the package as the wheel installs it (gpushim.pth, gpushim_hook.py and the package,
+# here from the checkout) and build/venv-np2's packages on its path.
+$NP2 -m venv --without-pip $W/v2
+site=$($W/v2/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$ROOT/scripts/python" >$site/00-gpushim-checkout.pth
+cp scripts/python/gpushim.pth $site/
+$NP2 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' >$site/venv-np2.pth
+V2=$W/v2/bin/python
+
+# The wrapped functions against the originals, forced onto the GPU path and by default, through import gpushim.
+for mode in always auto; do
+    standin_reset
+    (cd $W && shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/cases.$mode.log $V2 $ROOT/tests/py/pylayer.py \
+        >$W/cases.$mode.out 2>$W/cases.$mode.err)
+    check "$mode: every case as the original's ($(tail -n 1 $W/cases.$mode.out))" \
+        sh -c "grep -q ' 0 differ' $W/cases.$mode.out && [ ! -s $W/cases.$mode.err ]"
+    check "$mode: no stand-in violation" test "$(standin violations)" = 0
+done
+for f in solve cholesky eigh eigvalsh; do
+    check "forced: numpy.linalg.$f on the GPU, by its Python name, the program's line its site" \
+        sh -c "[ $(count $W/cases.always.log -- where=gpu symbol=numpy.linalg.$f 'site=pylayer.py:*') -gt 0 ] &&
+            [ $(count $W/cases.always.log -- symbol=numpy.linalg.$f 'site=*_linalg*') = 0 ]"
+done
+check "forced: a call the GPU found singular or not positive definite is not logged by its Python name" \
+    test "$(count $W/cases.always.log -- 'symbol=numpy.linalg.*' where=cpu)" = 0
+check "by default: the small calls stay with the originals" \
+    test "$(count $W/cases.auto.log -- 'symbol=numpy.linalg.*')" = 0
+
+# Each way in.  probe.py prints whether np.linalg.solve is wrapped and makes one solve.
+cat >$W/probe.py <<'PY'
+import sys
+import numpy as np
+a = np.eye(64) * 2.0 + 0.01
+x = np.linalg.solve(a, np.ones(64))
+print(hasattr(np.linalg.solve, "_gpushim_original"), "gpushim_hook" in sys.modules, "%.6f" % x.sum())
+PY
+printf 'import gpushim\nexec(open("probe.py").read())\n' >$W/first.py
+# way NAME WANT COMMAND...: the probe's first field is WANT, and a layered solve was logged when WANT is True.
+way() {
+    name=$1 want=$2
+    shift 2
+    rm -f $W/way.log
+    (cd $W && env GPUSHIM_CUDA_LIBDIR=$SI GPUSHIM_WARMUP=off GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/way.log "$@" \
+        >$W/way.out 2>$W/way.err)
+    n=$( [ -f $W/way.log ] && count $W/way.log -- symbol=numpy.linalg.solve where=gpu || echo 0)
+    [ "$want" = True ] && wantn=1 || wantn=0
+    check "$name: the layer is $( [ $want = True ] && echo on || echo off)" \
+        sh -c "[ \"\$(cut -d' ' -f1 $W/way.out)\" = $want ] && [ $n = $wantn ] && [ ! -s $W/way.err ]"
+}
+way "import gpushim first" True env PYTHONPATH=$ROOT/scripts/python $NP2 first.py
+way "python -m gpushim" True $V2 -m gpushim --lib $LIB probe.py
+way "gpushim-run" True sh $ROOT/scripts/gpushim-run --lib $LIB $V2 probe.py
+way "LD_PRELOAD, the package installed (gpushim.pth)" True env LD_PRELOAD=$LIB $V2 probe.py
+way "LD_PRELOAD, GPUSHIM_PYTHON=0" False env LD_PRELOAD=$LIB GPUSHIM_PYTHON=0 $V2 probe.py
+way "import gpushim first, GPUSHIM_PYTHON=0" False env GPUSHIM_PYTHON=0 PYTHONPATH=$ROOT/scripts/python $NP2 first.py
+way "LD_PRELOAD, the package not installed" False env LD_PRELOAD=$LIB $NP2 probe.py
+way "no library, the package installed" False $V2 probe.py
+check "no library: the .pth hook imports nothing" grep -q '^False False ' $W/way.out
+
+# NumPy's linalg suite with the layer on (gpushim.pth), every call forced, as tests/t_pylinalg.sh runs it.
+(cd $W && $NP2 -m pytest -q -rf -p no:cacheprovider --pyargs numpy.linalg >suite.ref 2>&1) &
+(cd $W && shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/suite.log $V2 -m pytest -q -rf -p no:cacheprovider \
+    --pyargs numpy.linalg >suite.out 2>&1)
+wait
+$PY tests/py/new_failures.py $W/suite.ref $W/suite.out >$W/suite.cmp
+sed -n 's/^new //p' $W/suite.cmp >$W/suite.new
+check "numpy.linalg's suite ran with the layer on ($(grep -E '[0-9]+ passed' $W/suite.out | tail -n 1))" \
+    grep -qE '[0-9]+ passed' $W/suite.out
+check "numpy.linalg's suite: no test fails that passes without the layer" test ! -s $W/suite.new
+sed "s/^/    new: /" $W/suite.new
+check "numpy.linalg's suite: calls through the layer on the GPU path ($(count $W/suite.log -- 'symbol=numpy.linalg.*' where=gpu))" \
+    test "$(count $W/suite.log -- 'symbol=numpy.linalg.*' where=gpu)" -gt 0
+check "no stand-in violation" test "$(standin violations)" = 0
+finish
