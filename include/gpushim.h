@@ -42,9 +42,14 @@ typedef struct {
  * policy, residency cache, log and fallback as the library's LAPACK calls; api names the Python function in the
  * log ("numpy.linalg.solve").  op and its arrays, inputs first (every array of one dtype but w, real):
  *   "solve"     A (n x n), B (n, or n x k), X (B's shape): A X = B
- *   "cholesky"  A (n x n), L (n x n): A = L L^H from A's triangle uplo; L's other triangle zero
+ *   "inv"       A (n x n), X (n x n): A X = I
+ *   "cholesky"  A (n x n), L (n x n): A = L L^H (uplo "L") or L^H L ("U") from A's triangle uplo; L's other
+ *               triangle zero
+ *   "cho_factor" the same, L's other triangle holding A's
  *   "eigh"      A (n x n), W (n), V (n x n): the eigenvalues, ascending, and eigenvectors of A's triangle uplo
  *   "eigvalsh"  A (n x n), W (n): the eigenvalues only
+ *   "slogdet"   A (n x n), D (n): D's product is A's determinant (the diagonal of its LU factors, the first
+ *               element's sign changed for an odd permutation)
  * uplo is "L" or "U" (ignored by solve).  A matrix has one dimension of unit stride; the outputs are the
  * caller's fresh arrays.  Returns 1 when the call is done, its results in the outputs; 0 when it is not (the
  * policy keeps it on the CPU, the GPU failed or found the matrix singular or not positive definite, or the

@@ -2,7 +2,8 @@
 # against the original, forced onto the GPU path and by default (tests/py/pylayer.py); the log names the calls
 # by their Python names, with the program's line as the site; each way in gives the layer (import gpushim first,
 # python -m gpushim, gpushim-run, plain LD_PRELOAD through gpushim.pth), and GPUSHIM_PYTHON=0 or no library
-# gives none; NumPy's own linalg suite with the layer on and every call forced passes as without it.
+# gives none; NumPy's own linalg suite, and SciPy's tests of cho_factor and eigh, with the layer on and every
+# call forced, pass as without it.
 . "$(dirname "$0")/lib.sh"
 NP2=$ROOT/build/venv-np2/bin/python
 have "build/venv-np2 (NumPy 2.x, SciPy, pytest)" $NP2 -c 'import numpy, scipy, pytest' || { finish; exit 1; }
@@ -25,15 +26,23 @@ for mode in always auto; do
         sh -c "grep -q ' 0 differ' $W/cases.$mode.out && [ ! -s $W/cases.$mode.err ]"
     check "$mode: no stand-in violation" test "$(standin violations)" = 0
 done
-for f in solve cholesky eigh eigvalsh; do
-    check "forced: numpy.linalg.$f on the GPU, by its Python name, the program's line its site" \
-        sh -c "[ $(count $W/cases.always.log -- where=gpu symbol=numpy.linalg.$f 'site=pylayer.py:*') -gt 0 ] &&
-            [ $(count $W/cases.always.log -- symbol=numpy.linalg.$f 'site=*_linalg*') = 0 ]"
+for f in numpy.linalg.solve numpy.linalg.inv numpy.linalg.cholesky numpy.linalg.eigh numpy.linalg.eigvalsh \
+    numpy.linalg.det numpy.linalg.slogdet scipy.linalg.cho_factor scipy.linalg.eigh; do
+    check "forced: $f on the GPU, by its Python name, the program's line its site" \
+        sh -c "[ $(count $W/cases.always.log -- where=gpu symbol=$f 'site=pylayer.py:*') -gt 0 ] &&
+            [ $(count $W/cases.always.log -- symbol=$f 'site=*_linalg*') = 0 ]"
 done
 check "forced: a call the GPU found singular or not positive definite is not logged by its Python name" \
-    test "$(count $W/cases.always.log -- 'symbol=numpy.linalg.*' where=cpu)" = 0
+    test "$(count $W/cases.always.log -- 'symbol=*.linalg.*' where=cpu)" = 0
 check "by default: the small calls stay with the originals" \
-    test "$(count $W/cases.auto.log -- 'symbol=numpy.linalg.*')" = 0
+    test "$(count $W/cases.auto.log -- 'symbol=*.linalg.*')" = 0
+
+(cd $W && shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/np1.log PYTHONPATH=$ROOT/scripts/python \
+    $ROOT/build/venv-np1/bin/python -c 'import gpushim, runpy; runpy.run_path("'$ROOT/tests/py/pylayer.py'", run_name="__main__")' \
+    >$W/np1.out 2>$W/np1.err)
+check "NumPy 1.26, import gpushim first, forced: every case as the original's ($(tail -n 1 $W/np1.out))" \
+    sh -c "grep -q ' 0 differ' $W/np1.out && [ ! -s $W/np1.err ] &&
+        [ $(count $W/np1.log -- where=gpu 'symbol=numpy.linalg.*') -gt 0 ]"
 
 # Each way in.  probe.py prints whether np.linalg.solve is wrapped and makes one solve.
 cat >$W/probe.py <<'PY'
@@ -66,18 +75,26 @@ way "LD_PRELOAD, the package not installed" False env LD_PRELOAD=$LIB $NP2 probe
 way "no library, the package installed" False $V2 probe.py
 check "no library: the .pth hook imports nothing" grep -q '^False False ' $W/way.out
 
-# NumPy's linalg suite with the layer on (gpushim.pth), every call forced, as tests/t_pylinalg.sh runs it.
-(cd $W && $NP2 -m pytest -q -rf -p no:cacheprovider --pyargs numpy.linalg >suite.ref 2>&1) &
-(cd $W && shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/suite.log $V2 -m pytest -q -rf -p no:cacheprovider \
-    --pyargs numpy.linalg >suite.out 2>&1)
-wait
-$PY tests/py/new_failures.py $W/suite.ref $W/suite.out >$W/suite.cmp
-sed -n 's/^new //p' $W/suite.cmp >$W/suite.new
-check "numpy.linalg's suite ran with the layer on ($(grep -E '[0-9]+ passed' $W/suite.out | tail -n 1))" \
-    grep -qE '[0-9]+ passed' $W/suite.out
-check "numpy.linalg's suite: no test fails that passes without the layer" test ! -s $W/suite.new
-sed "s/^/    new: /" $W/suite.new
-check "numpy.linalg's suite: calls through the layer on the GPU path ($(count $W/suite.log -- 'symbol=numpy.linalg.*' where=gpu))" \
-    test "$(count $W/suite.log -- 'symbol=numpy.linalg.*' where=gpu)" -gt 0
+# The suites of the wrapped functions with the layer on (gpushim.pth), every call forced, as tests/t_pylinalg.sh
+# runs them (SciPy's with its BLAS calls on the CPU): NumPy's linalg suite, SciPy's of cho_factor and eigh.
+# suite NAME MODULES...
+suite() {
+    name=$1
+    shift
+    (cd $W && $NP2 -m pytest -q -rf -p no:cacheprovider --pyargs "$@" >$name.ref 2>&1) &
+    (cd $W && shim GPUSHIM_OFFLOAD=always GPUSHIM_POLICY=$ROOT/tests/blas-off.policy GPUSHIM_LOG=$W/$name.log \
+        $V2 -m pytest -q -rf -p no:cacheprovider --pyargs "$@" >$name.out 2>&1)
+    wait
+    $PY tests/py/new_failures.py $W/$name.ref $W/$name.out >$W/$name.cmp
+    sed -n 's/^new //p' $W/$name.cmp >$W/$name.new
+    check "$name: the suite ran with the layer on ($(grep -E '[0-9]+ passed' $W/$name.out | tail -n 1))" \
+        grep -qE '[0-9]+ passed' $W/$name.out
+    check "$name: no test fails that passes without the layer" test ! -s $W/$name.new
+    sed "s/^/    new in $name: /" $W/$name.new
+    n=$(count $W/$name.log -- 'symbol=*.linalg.*' where=gpu)
+    check "$name: calls through the layer on the GPU path ($n)" test "$n" -gt 0
+}
+suite numpy numpy.linalg
+suite scipy scipy.linalg.tests.test_decomp_cholesky scipy.linalg.tests.test_decomp
 check "no stand-in violation" test "$(standin violations)" = 0
 finish

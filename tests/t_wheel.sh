@@ -54,6 +54,8 @@ entry() {
     check "$1: python -m gpushim: results as without the shim, the product and the solve on the GPU" \
         sh -c "cmp -s $W/$1.ref $W/$1.m.out && [ ! -s $W/$1.m.err ] &&
             [ $(count $W/$1.m.log -- where=gpu 'routine=dsyrk') = 1 ] && [ $(count $W/$1.m.log -- where=gpu 'routine=dgesv') = 1 ]"
+    check "$1: python -m gpushim: the solve through the Python layer (the wheel's gpushim.pth)" \
+        test "$(count $W/$1.m.log -- where=gpu symbol=numpy.linalg.solve)" = 1
     (cd $W && GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/$1.i.log $v/bin/python first.py >$1.i.out 2>$1.i.err)
     check "$1: import gpushim first: results as without the shim, the product and the solve on the GPU" \
         sh -c "cmp -s $W/$1.ref $W/$1.i.out && [ ! -s $W/$1.i.err ] &&
@@ -86,8 +88,9 @@ $W/v2/bin/gpushim-report $W/numpy2.m.log >$W/report.out 2>&1
 check "the console script gpushim-report reads the log" grep -q '^dgesv ' $W/report.out
 
 GPUSHIM_OFFLOAD=always $W/v2/bin/python tests/py/notebook.py $W/nb.out >$W/nb.err 2>&1
-check "a notebook (nbclient, IPython kernel): import gpushim first, %%gpushim prints the cell's product on the GPU" \
+check "a notebook (nbclient, IPython kernel): import gpushim first, %%gpushim prints the cell's product on the GPU, \
+summary() the solve by its Python name" \
     sh -c "grep -qx 'loaded True' $W/nb.out && grep -q '^product ' $W/nb.out &&
         sed -n '/the cell.s calls/,/^----/p' $W/nb.out | grep -q '^gpushim: dgemm  *1  *1 ' &&
-        grep -q '^gpushim: dgesv  *1  *1 ' $W/nb.out"
+        grep -q '^gpushim: numpy.linalg.solve  *1  *1 ' $W/nb.out"
 finish

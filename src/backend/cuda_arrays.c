@@ -1,7 +1,8 @@
 /* LAPACK operations on NumPy's arrays (families/lapack/arrays.c), as operation descriptors (cuda_solver.h) that
  * cuda_lapack.c runs: each is cuSOLVER's routine on A as it is stored (d[0], read only on the host), with B and
  * the result moved through cuBLAS's geam, which transposes on the device, into the output array X (the last
- * matrix).  The routines' own steps are those of the LAPACK operations (cuda_factor.c, cuda_eigen.c). */
+ * matrix): solve and inv (getrf, getrs), cholesky and cho_factor (potrf), eigh and eigvalsh (syevd), and
+ * slogdet and det (getrf).  The routines' own steps are those of the LAPACK operations (cuda_factor.c, cuda_eigen.c). */
 #include <string.h>
 
 #include "backend/cuda_solver.h"
@@ -14,26 +15,65 @@ static int gs_arr_put(gs_call_t *c, gs_sol_t *s, int x, const void *src, int64_t
                           s->d[x], s->ld[x], s->d[x], s->ld[x]);
 }
 
-/* solve: A's LU factors in d[0], B op(tb) into extra (n x nrhs), the solve there with A transposed as stored
- * (trans), and X from it. */
+/* The LU operations factor A itself, as NumPy does, not A^T (which a C-ordered A is as stored): the same
+ * rounding, which NumPy's tests of float32 determinants and inverses need.  A stored transposed is transposed on
+ * the device into the start of extra, which then stands for d[0]. */
+static size_t gs_arr_own_bytes(const gs_lapack_t *p, size_t es)
+{
+    return p->trans == 'T' ? gs_round256((size_t)p->n * (size_t)p->n * es) : 0;
+}
+
+static int gs_arr_own(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    if (p->trans != 'T')
+        return GS_OK;
+    int rc = gs_cublas_geam(c, p->prec, CUBLAS_OP_T, CUBLAS_OP_N, p->n, p->n, gs_one(p->prec), s->d[0], s->ld[0],
+                            gs_zero(), s->extra, p->n, s->extra, p->n);
+    s->d[0] = s->extra, s->ld[0] = p->n;
+    return rc;
+}
+
+/* B into rhs (n x nrhs): op(tb) of d[1], or the identity for inv (no B). */
+static int gs_arr_rhs(gs_call_t *c, gs_sol_t *s, char *rhs)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t n = p->n, k = p->nrhs;
+    if (p->b)
+        return gs_cublas_geam(c, p->prec, gs_op(p->tb), CUBLAS_OP_N, n, k, gs_one(p->prec), s->d[1], s->ld[1],
+                              gs_zero(), rhs, n, rhs, n);
+    GS_CUDA(c, cudaMemsetAsync, (rhs, 0, (size_t)n * (size_t)k * s->es, s->stream));
+    GS_CUDA(c, cudaMemcpy2DAsync, (rhs, (size_t)(n + 1) * s->es, s->hones, s->es, s->es, (size_t)n,
+                                   cudaMemcpyHostToDevice, s->stream));
+    return GS_OK;
+}
+
+/* solve and inv: A's LU factors, B after them in extra, the solve there, and X, the last matrix, from it. */
 static int gs_arr_gesv(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     int64_t n = p->n, k = p->nrhs;
-    int rc = gs_sol_getrf.compute(c, s);
+    char *rhs = s->extra + gs_arr_own_bytes(p, s->es);
+    int x = p->b ? 2 : 1, rc = gs_arr_own(c, s);
     if (rc == GS_OK)
-        rc = gs_cublas_geam(c, p->prec, gs_op(p->tb), CUBLAS_OP_N, n, k, gs_one(p->prec), s->d[1], s->ld[1],
-                            gs_zero(), s->extra, n, s->extra, n);
+        rc = gs_sol_getrf.compute(c, s);
+    if (rc == GS_OK)
+        rc = gs_arr_rhs(c, s, rhs);
     if (rc != GS_OK)
         return rc;
-    GS_SOL(c, cusolverDnXgetrs, (s->h, s->q, gs_op(p->trans), n, k, s->t, s->d[0], s->ld[0], s->ipiv, s->t, s->extra,
-                                 n, s->info + 1));
-    return p->tx == 'N' ? gs_arr_put(c, s, 2, s->extra, n, n, k) : gs_arr_put(c, s, 2, s->extra, n, k, n);
+    GS_SOL(c, cusolverDnXgetrs, (s->h, s->q, CUBLAS_OP_N, n, k, s->t, s->d[0], s->ld[0], s->ipiv, s->t, rhs, n,
+                                 s->info + 1));
+    return p->tx == 'N' ? gs_arr_put(c, s, x, rhs, n, n, k) : gs_arr_put(c, s, x, rhs, n, k, n);
 }
 
 static size_t gs_arr_gesv_extra(const gs_sol_t *s)
 {
-    return (size_t)s->p->n * (size_t)s->p->nrhs * s->es;
+    return gs_arr_own_bytes(s->p, s->es) + (size_t)s->p->n * (size_t)s->p->nrhs * s->es;
+}
+
+static size_t gs_arr_getrf_extra(const gs_sol_t *s)
+{
+    return gs_arr_own_bytes(s->p, s->es);
 }
 
 /* cholesky: the factor in d[0], then X from it. */
@@ -61,6 +101,38 @@ static int gs_arr_syevd(gs_call_t *c, gs_sol_t *s)
     return rc != GS_OK ? rc : gs_arr_put(c, s, 1, s->d[0], s->ld[0], s->p->n, s->p->n);
 }
 
+/* slogdet and det: A's LU factors, and their diagonal into X, n elements. */
+static int gs_arr_getrf(gs_call_t *c, gs_sol_t *s)
+{
+    int rc = gs_arr_own(c, s);
+    if (rc == GS_OK)
+        rc = gs_sol_getrf.compute(c, s);
+    if (rc != GS_OK)
+        return rc;
+    GS_CUDA(c, cudaMemcpy2DAsync, (s->d[1], s->es, s->d[0], (size_t)(s->ld[0] + 1) * s->es, s->es, (size_t)s->p->n,
+                                   cudaMemcpyDeviceToDevice, s->stream));
+    return GS_OK;
+}
+
+/* The determinant's sign from the pivots: X's first element negated when they make an odd permutation, so that
+ * the product of X's elements is the determinant. */
+static void gs_arr_pivot_sign(gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    bool odd = false;
+    for (int64_t i = 0; i < p->n; i++)
+        odd ^= ((const int64_t *)s->hpiv)[i] != i + 1;
+    if (!odd)
+        return;
+    char *x0 = p->x;
+    bool single = p->prec == GS_P_S || p->prec == GS_P_C;
+    for (size_t i = 0; i < (gs_prec_complex(p->prec) ? 2 : 1); i++)
+        if (single)
+            ((float *)x0)[i] = -((float *)x0)[i];
+        else
+            ((double *)x0)[i] = -((double *)x0)[i];
+}
+
 /* The workspaces and the eigenvalues' vector are those of the routines' LAPACK operations. */
 static int gs_arr_lu_work(gs_call_t *c, gs_sol_t *s)
 {
@@ -83,7 +155,9 @@ static size_t gs_arr_eig_vec(const gs_lapack_t *p)
 }
 
 const gs_sol_op_t gs_sol_arr_gesv = {.work = gs_arr_lu_work, .compute = gs_arr_gesv, .extra = gs_arr_gesv_extra,
-                                     .flags = GS_SOL_PIV_DEV};
+                                     .flags = GS_SOL_PIV_DEV | GS_SOL_ONES};
+const gs_sol_op_t gs_sol_arr_getrf = {.work = gs_arr_lu_work, .compute = gs_arr_getrf, .extra = gs_arr_getrf_extra,
+                                      .done = gs_arr_pivot_sign, .flags = GS_SOL_PIV_BACK};
 const gs_sol_op_t gs_sol_arr_potrf = {.work = gs_arr_chol_work, .compute = gs_arr_potrf, .done = gs_arr_clear};
 const gs_sol_op_t gs_sol_arr_syevd = {.work = gs_arr_eig_work, .compute = gs_arr_syevd, .vec = gs_arr_eig_vec,
                                       .flags = GS_SOL_W_OUT};

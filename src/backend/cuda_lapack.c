@@ -21,6 +21,7 @@ static const gs_sol_op_t *const gs_sol_ops[GS_NOPS] = {
 };
 static const gs_sol_op_t *const gs_sol_array_ops[GS_NOPS] = {
     [GS_OP_gesv] = &gs_sol_arr_gesv, [GS_OP_potrf] = &gs_sol_arr_potrf, [GS_OP_syevd] = &gs_sol_arr_syevd,
+    [GS_OP_getrf] = &gs_sol_arr_getrf,
 };
 
 /* The descriptor of p's operation: on NumPy's arrays, or on LAPACK's arguments. */
@@ -99,7 +100,7 @@ static int gs_sol_inputs(gs_call_t *c, gs_sol_t *s, const gs_sol_op_t *op)
 static int gs_sol_read(gs_call_t *c, gs_sol_t *s, const gs_sol_op_t *op, int64_t npiv)
 {
     int rc = gs_small_copy(c, s->hinfo, s->info, sizeof s->hinfo, cudaMemcpyDeviceToHost);
-    if (rc == GS_OK && npiv && (op->flags & GS_SOL_PIV_OUT))
+    if (rc == GS_OK && npiv && (op->flags & (GS_SOL_PIV_OUT | GS_SOL_PIV_BACK)))
         rc = gs_small_copy(c, s->hpiv, s->ipiv, (size_t)gs_lapack_mn(s->p) * 8, cudaMemcpyDeviceToHost);
     if (rc == GS_OK && s->vec_bytes && (op->flags & (GS_SOL_TAU_OUT | GS_SOL_W_OUT | GS_SOL_VEC_BACK)))
         rc = gs_small_copy(c, s->hvec, s->vec, s->vec_bytes, cudaMemcpyDeviceToHost);
@@ -141,7 +142,8 @@ static int gs_sol_run(gs_call_t *c, const gs_lapack_t *p, const gs_operand_t *o,
     if (op->work && (rc = op->work(c, &s)) != GS_OK)
         return rc;
     s.vec_bytes = op->vec ? op->vec(p) : 0;
-    int64_t npiv = op->flags & (GS_SOL_PIV_IN | GS_SOL_PIV_OUT | GS_SOL_PIV_DEV) ? (p->m > p->n ? p->m : p->n) : 0;
+    int64_t npiv =
+        op->flags & (GS_SOL_PIV_IN | GS_SOL_PIV_OUT | GS_SOL_PIV_DEV | GS_SOL_PIV_BACK) ? gs_max(p->m, p->n) : 0;
     size_t off[4], dbytes = gs_sol_layout(&s, npiv, op->extra ? op->extra(&s) : 0, off);
     char *dx = NULL;
     if ((rc = gs_sol_host(c, &s, op, npiv)) != GS_OK ||

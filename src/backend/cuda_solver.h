@@ -80,6 +80,7 @@ enum {
     GS_SOL_VEC_BACK = 32, /* the vector back to hvec, for the operation's done */
     GS_SOL_ONES = 64,     /* hones filled */
     GS_SOL_PIV_DEV = 128, /* pivots on the device only */
+    GS_SOL_PIV_BACK = 256, /* pivots on the device, and back to hpiv for the operation's done */
 };
 
 /* An operation on cuSOLVER.  Functions that are NULL do nothing, or what the field says. */
@@ -93,7 +94,7 @@ typedef struct {
                                               * outputs, or NULL */
     gs_sol_fn *out;      /* copies the outputs to user memory; NULL: every output matrix (gs_cuda_outputs) */
     void (*done)(gs_sol_t *s); /* writes the outputs besides the matrices and the flags' */
-    uint8_t flags;       /* GS_SOL_* */
+    uint16_t flags;      /* GS_SOL_* */
 } gs_sol_op_t;
 
 /* The operations (cuda_factor.c, cuda_eigen.c, cuda_lstsq.c). */
@@ -103,7 +104,7 @@ GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev, gs_sol
 GS_HIDDEN extern const gs_sol_op_t gs_sol_sytrf, gs_sol_sytrs, gs_sol_sysv;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_gels, gs_sol_gelsd;
 /* The same operations on NumPy's arrays (gs_lapack_t's arrays: cuda_arrays.c). */
-GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd;
+GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd, gs_sol_arr_getrf;
 
 /* QR steps that least squares shares with geqrf and ormqr (cuda_factor.c): geqrf's workspace for an m x n
  * matrix (leading dimension ld), into dev and host bytes; ormqr's (Q from k reflectors of an m x n C), as the

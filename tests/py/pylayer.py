@@ -1,12 +1,13 @@
 """The Python layer (scripts/python/gpushim/_linalg.py) against the original functions, in one process: every
 wrapped function of the layer's table on C-ordered, Fortran-ordered, strided and non-contiguous arrays of every
 dtype the layer takes (and some it does not), with keywords, and in its error cases.  Each result must have the
-original's type, dtype, shape and memory order and equal values (eigenvectors up to each one's phase), and each
-error the original's type and message.  Prints one line per case that differs and a count; exit status 1 if any.
+original's type, dtype, shape and memory order, equal values (eigenvectors up to each one's phase) and the same
+warnings, and each error the original's type and message.  Prints one line per case that differs and a count; exit status 1 if any.
 
 usage: python pylayer.py   (with the layer on: import gpushim first, or gpushim.pth under LD_PRELOAD)"""
 import inspect
 import sys
+import warnings
 
 import numpy as np
 
@@ -41,7 +42,7 @@ def layouts(a):
 
 def phase(v):
     """Eigenvectors with each one's phase (sign) fixed by its largest component."""
-    if v.ndim != 2:
+    if not isinstance(v, np.ndarray) or v.ndim != 2:
         return v
     k = np.abs(v).argmax(axis=0)
     p = v[k, np.arange(v.shape[1])]
@@ -51,19 +52,21 @@ def phase(v):
 def same(x, y, tol):
     if type(x) is not type(y):
         return f"type {type(x).__name__} against {type(y).__name__}"
-    if isinstance(x, tuple):
+    if isinstance(x, (tuple, list)):
         for i, (u, w) in enumerate(zip(x, y)):
             why = same(phase(u) if i else u, phase(w) if i else w, tol)
             if why:
                 return f"[{i}] {why}"
         return None
-    if not isinstance(x, np.ndarray):
-        return None if x == y else f"{x!r} against {y!r}"
+    if not isinstance(x, (np.ndarray, np.generic)):
+        return None if np.array_equal(x, y) else f"{x!r} against {y!r}"
     if x.dtype != y.dtype or x.shape != y.shape:
         return f"{x.dtype} {x.shape} against {y.dtype} {y.shape}"
-    if (x.flags.c_contiguous, x.flags.f_contiguous) != (y.flags.c_contiguous, y.flags.f_contiguous):
+    if isinstance(x, np.ndarray) and (x.flags.c_contiguous, x.flags.f_contiguous) != (
+            y.flags.c_contiguous, y.flags.f_contiguous):
         return "memory order differs"
-    scale = max(1.0, float(np.max(np.abs(np.asarray(y)), initial=0)))
+    finite = np.abs(np.asarray(y))[np.isfinite(y)]
+    scale = max(1.0, float(np.max(finite, initial=0)))
     if not np.allclose(x, y, rtol=0, atol=tol * scale, equal_nan=True):
         return f"values differ by {np.nanmax(np.abs(np.asarray(x) - y))}"
     return None
@@ -74,12 +77,15 @@ def case(name, fn, *args, **kwargs):
     global cases
     cases += 1
     before = [a.copy() for a in args if isinstance(a, np.ndarray)]
-    results = []
+    results, warned = [], []
     for f in (fn, fn._gpushim_original):
-        try:
-            results.append(("ok", f(*args, **kwargs)))
-        except Exception as e:  # noqa: BLE001 (compared below)
-            results.append(("raised", e))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                results.append(("ok", f(*args, **kwargs)))
+            except Exception as e:  # noqa: BLE001 (compared below)
+                results.append(("raised", e))
+        warned.append(sorted((x.category.__name__, str(x.message)) for x in w))
     (k1, r1), (k2, r2) = results
     dt = next((a.dtype for a in args + tuple(kwargs.values()) if isinstance(a, np.ndarray)), np.dtype("d"))
     tol = 2e-4 if dt in (np.float32, np.complex64) else 1e-10
@@ -92,8 +98,39 @@ def case(name, fn, *args, **kwargs):
     if not why and any(not np.array_equal(b, a, equal_nan=True) for b, a in
                        zip(before, [a for a in args if isinstance(a, np.ndarray)])):
         why = "an input changed"
+    if not why and warned[0] != warned[1]:
+        why = f"warnings {warned[0]} against {warned[1]}"
     if why:
         bad.append(f"{name}: {why}")
+
+
+def scipy_cases():
+    try:
+        import scipy.linalg as sl
+    except ImportError:  # build/venv-np1: NumPy 1.26 alone
+        return
+    for dt in ("f", "d", "F", "D"):
+        n = 24
+        s = matrix(n, dt, spd=True)
+        for ks, sv in layouts(s).items():
+            for lower in (False, True):
+                case(f"cho_factor {dt} {ks} lower={lower}", sl.cho_factor, sv, lower=lower)
+                case(f"scipy eigh {dt} {ks} lower={lower}", sl.eigh, sv, lower=lower)
+                case(f"scipy eigh {dt} {ks} lower={lower} values", sl.eigh, sv, lower=lower, eigvals_only=True)
+        case(f"cho_factor {dt} lower=1", sl.cho_factor, s, 1)
+        case(f"cho_factor {dt} overwrite_a", sl.cho_factor, s.copy(), overwrite_a=True)
+        case(f"cho_factor {dt} not positive definite", sl.cho_factor, -s)
+        case(f"cho_factor {dt} not square", sl.cho_factor, s[:, :5])
+        case(f"cho_factor {dt} stacked", sl.cho_factor, np.stack([s, s]))
+        bad_s = s.copy()
+        bad_s[3, 2] = np.nan
+        case(f"cho_factor {dt} a NaN, check_finite", sl.cho_factor, bad_s)
+        case(f"scipy eigh {dt} a NaN, check_finite", sl.eigh, bad_s)
+        case(f"scipy eigh {dt} check_finite=False", sl.eigh, s, check_finite=False)
+        case(f"cho_factor {dt} check_finite=False", sl.cho_factor, s, check_finite=False)
+        for kw in ({"driver": "evd"}, {"driver": "evr"}, {"driver": "gvd"}, {"subset_by_index": [0, 3]},
+                   {"b": np.eye(n, dtype=dt)}, {"type": 2}, {"turbo": True}):
+            case(f"scipy eigh {dt} {kw}", sl.eigh, s, **kw)
 
 
 def main():
@@ -105,6 +142,13 @@ def main():
         for ka, av in layouts(a).items():
             for kb, bv in list(layouts(b).items()) + [("vector", b[:, 0].copy()), ("vector-strided", b[:, 0])]:
                 case(f"solve {dt} A {ka} B {kb}", la.solve, av, bv)
+            case(f"inv {dt} {ka}", la.inv, av)
+            case(f"det {dt} {ka}", la.det, av)
+            case(f"slogdet {dt} {ka}", la.slogdet, av)
+        for k in range(1, 4):  # the determinant's sign, of permutations odd and even
+            p = np.eye(n, dtype=dt)[rng.permutation(n)]
+            case(f"det {dt} permuted {k}", la.det, p @ s / n)
+            case(f"slogdet {dt} permuted {k}", la.slogdet, p @ s)
         for ks, sv in layouts(s).items():
             case(f"cholesky {dt} {ks}", la.cholesky, sv)
             for uplo in ("L", "U"):
@@ -118,6 +162,13 @@ def main():
         # errors: singular, not positive definite, not square, shapes that do not match, stacked, empty
         case(f"solve {dt} singular", la.solve, np.zeros((n, n), dt), b)
         case(f"solve {dt} singular rank 1", la.solve, np.ones((n, n), dt), b)
+        case(f"inv {dt} singular", la.inv, np.zeros((n, n), dt))
+        case(f"det {dt} singular", la.det, np.zeros((n, n), dt))
+        case(f"slogdet {dt} singular", la.slogdet, np.ones((n, n), dt))
+        case(f"det {dt} stacked", la.det, np.stack([a, a]))
+        if dt in ("f", "d"):
+            case(f"det {dt} beyond the dtype's range", la.det, s * np.asarray(1e30 if dt == "f" else 1e300, dt))
+        case(f"inv {dt} not square", la.inv, a[:, :5])
         case(f"cholesky {dt} not positive definite", la.cholesky, -s)
         case(f"cholesky {dt} not square", la.cholesky, a[:, :5])
         case(f"eigh {dt} not square", la.eigh, a[:5])
@@ -126,6 +177,7 @@ def main():
         case(f"eigvalsh {dt} stacked", la.eigvalsh, np.stack([s, s]))
         case(f"solve {dt} empty", la.solve, np.zeros((0, 0), dt), np.zeros((0, 2), dt))
         case(f"solve {dt} with a NaN", la.solve, np.where(np.eye(n) > 0, np.nan, a).astype(dt), b)
+    scipy_cases()
     for dt in ("i8", "e", "g"):  # dtypes the layer does not take: the original's result or error
         case(f"solve {dt}", la.solve, (matrix(8, "d") * 10).astype(dt), np.ones((8, 2), dt))
     case("solve mixed dtypes", la.solve, matrix(8, "f"), matrix(8, "d", m=2))
@@ -133,6 +185,8 @@ def main():
     case("solve matrix subclass", la.solve, np.asmatrix(matrix(8, "d")), np.asmatrix(matrix(8, "d", m=2)))
     case("solve lists", la.solve, [[2.0, 1.0], [1.0, 3.0]], [1.0, 2.0])
     for mod, fn, _ in _linalg.WRAPPED:
+        if mod not in sys.modules:
+            continue
         f = getattr(sys.modules[mod], fn)
         o = f._gpushim_original
         if (f.__name__, f.__doc__, f.__module__, inspect.signature(f)) != (

@@ -96,7 +96,8 @@ def report(html=None, top=20):
 
 def summary(since=0):
     """Calls per routine in this process's log from byte offset `since` on: {routine: (calls, on the GPU,
-    seconds)}, printed as a table too."""
+    seconds)}, printed as a table too; a call through the Python layer under its Python name
+    (numpy.linalg.solve)."""
     path = log_path()
     if not path or not os.path.exists(path):
         print("gpushim: no offload log in this process")
@@ -110,13 +111,13 @@ def summary(since=0):
             r = json.loads(line) if line.startswith(b'{"t"') and b'"routine"' in line else None
             if r:
                 n = r.get("calls", 1)
-                c = rows.setdefault(r["routine"], [0, 0, 0.0])
+                c = rows.setdefault(r["symbol"] if "." in r["symbol"] else r["routine"], [0, 0, 0.0])
                 c[0] += n
                 c[1] += n if r["where"] == "gpu" else 0
                 c[2] += r["seconds"]
-    print(f"gpushim: {'routine':<12} {'calls':>8} {'on gpu':>8} {'seconds':>10}")
+    print(f"gpushim: {'routine':<22} {'calls':>8} {'on gpu':>8} {'seconds':>10}")
     for k, (n, g, s) in sorted(rows.items(), key=lambda kv: -kv[1][2]):
-        print(f"gpushim: {k:<12} {n:>8} {g:>8} {s:>10.4f}")
+        print(f"gpushim: {k:<22} {n:>8} {g:>8} {s:>10.4f}")
     return {k: tuple(v) for k, v in rows.items()}
 
 

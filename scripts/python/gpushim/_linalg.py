@@ -35,30 +35,38 @@ def _square(a):
     return a.ndim == 2 and a.shape[0] == a.shape[1] and a.shape[0] > 0
 
 
-# ---- the plans: (operation, uplo, arrays, result) for the C entry, or None -------------------------------
+# ---- the plans: (operation, uplo, arrays, finish) for the C entry, or None; finish() makes the result once the
+# call is done, or returns NotImplemented to pass the call on to the original ------------------------------
 
 def _np_solve(a, b):
     if not _plain(a, b) or not _square(a):
         return None
     x = np.empty(b.shape, a.dtype)
-    return "solve", "L", (a, b, x), x
+    return "solve", "L", (a, b, x), lambda: x
+
+
+def _np_inv(a):
+    if not _plain(a) or not _square(a):
+        return None
+    x = np.empty(a.shape, a.dtype)
+    return "inv", "L", (a, x), lambda: x
 
 
 def _np_cholesky(a, *, upper=False):
     if upper is not False or not _plain(a) or not _square(a):
         return None
     x = np.empty(a.shape, a.dtype)
-    return "cholesky", "L", (a, x), x
+    return "cholesky", "L", (a, x), lambda: x
 
 
-def _eigh(op, a, uplo, result=None):
+def _eigh(op, a, uplo, result=None, order="C"):
     if uplo not in ("L", "U") or not _plain(a) or not _square(a):
         return None
     w = np.empty(a.shape[0], _REAL[a.dtype.char])
     if result is None:
-        return op, uplo, (a, w), w
-    v = np.empty(a.shape, a.dtype)
-    return op, uplo, (a, w, v), result(w, v)
+        return op, uplo, (a, w), lambda: w
+    v = np.empty(a.shape, a.dtype, order)
+    return op, uplo, (a, w, v), lambda: result(w, v)
 
 
 def _np_eigh(a, UPLO="L"):
@@ -67,6 +75,56 @@ def _np_eigh(a, UPLO="L"):
 
 def _np_eigvalsh(a, UPLO="L"):
     return _eigh("eigvalsh", a, UPLO)
+
+
+def _slogdet(a, finish):
+    """slogdet's sign and log of the absolute value of the determinant from the library's diagonal d, whose
+    product is the determinant, as NumPy makes them from its LU factors; finish(sign, logdet) the result."""
+    if not _plain(a) or not _square(a):
+        return None
+    d = np.empty(a.shape[0], a.dtype)
+
+    def result():
+        m = np.abs(d)
+        return finish(np.prod(d / m), np.sum(np.log(m)))
+    return "slogdet", "L", (a, d), result
+
+
+def _np_slogdet(a):
+    return _slogdet(a, _result_type("numpy.linalg", "slogdet"))
+
+
+def _np_det(a):
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+
+    def det(sign, logdet):
+        """sign times exp(logdet), as NumPy makes it; beyond the dtype's range, NumPy's own call (its warning)."""
+        with np.errstate(all="ignore"):
+            d = a.dtype.type(wide(sign) * np.exp(np.float64(logdet)))
+        return d if np.isfinite(d) else NotImplemented
+    return _slogdet(a, det)
+
+
+def _finite(a, check_finite):
+    """SciPy's check_finite: an array with an infinity or a NaN goes to the original, which raises."""
+    return not check_finite or bool(np.isfinite(a).all())
+
+
+def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    if overwrite_a or not _plain(a) or not _square(a) or not _finite(a, check_finite):
+        return None
+    c = np.empty(a.shape, a.dtype, "F")
+    return "cho_factor", "L" if lower else "U", (a, c), lambda: (c, lower)
+
+
+def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
+             check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
+    # the standard problem, every eigenvalue, by any driver that computes them all
+    if b is not None or type != 1 or subset_by_index is not None or subset_by_value is not None or \
+            driver not in (None, "ev", "evd", "evr", "evx") or not _plain(a) or not _finite(a, check_finite):
+        return None
+    uplo = "L" if lower else "U"
+    return _eigh("eigvalsh", a, uplo) if eigvals_only else _eigh("eigh", a, uplo, lambda w, v: (w, v), "F")
 
 
 _result_types = {}
@@ -85,9 +143,14 @@ def _result_type(mod, fn):
 # The one table: module, function, and its plan.  The log names each call module.function.
 WRAPPED = (
     ("numpy.linalg", "solve", _np_solve),
+    ("numpy.linalg", "inv", _np_inv),
     ("numpy.linalg", "cholesky", _np_cholesky),
     ("numpy.linalg", "eigh", _np_eigh),
     ("numpy.linalg", "eigvalsh", _np_eigvalsh),
+    ("numpy.linalg", "det", _np_det),
+    ("numpy.linalg", "slogdet", _np_slogdet),
+    ("scipy.linalg", "cho_factor", _sp_cho_factor),
+    ("scipy.linalg", "eigh", _sp_eigh),
 )
 
 
@@ -109,10 +172,12 @@ def _wrap(entry, original, api, plan):
         except (TypeError, AttributeError, IndexError):  # arguments the plan does not take: the original's own
             job = None
         if job is not None:
-            op, uplo, arrays, result = job
+            op, uplo, arrays, finish = job
             descs = (_Array * len(arrays))(*map(_describe, arrays))
             if entry(name, op.encode(), uplo.encode(), len(arrays), descs):
-                return result
+                result = finish()
+                if result is not NotImplemented:
+                    return result
         return original(*args, **kwargs)
 
     wrapper._gpushim_original = original

@@ -1,9 +1,9 @@
 /* LAPACK operations on arrays as NumPy holds them (gpushim_linalg, include/gpushim.h), for the Python layer
  * (scripts/python/gpushim/_linalg.py).  Each call is described as the LAPACK routine that computes it (gesv,
- * potrf, syevd) on the matrices as they are stored, and runs through the one dispatcher: a C-ordered matrix is
+ * getrf, potrf, syevd) on the matrices as they are stored, and runs through the one dispatcher: a C-ordered matrix is
  * its transpose in column-major order, so A is solved transposed and a triangle of A is the other one of its
- * storage; B and the results go through transposes on the device (backend/cuda_arrays.c), never a copy on the
- * host.  A call the dispatcher leaves to the CPU is not done, and not logged: the caller's original function
+ * storage (the LU operations transpose it on the device, to factor A itself as NumPy does); B and the results go
+ * through transposes on the device (backend/cuda_arrays.c), never a copy on the host.  A call the dispatcher leaves to the CPU is not done, and not logged: the caller's original function
  * runs, and its own LAPACK call is. */
 #include <string.h>
 
@@ -49,16 +49,27 @@ static char gs_arr_tri(char uplo, char t)
     return t == 'N' ? uplo : uplo == 'L' ? 'U' : 'L';
 }
 
-/* solve: A X = B, B and X of one shape (n, or n x k). */
-static bool gs_arr_solve(gs_lapack_t *p, const gs_mat_t *m)
+/* solve: A X = B, B and X of one shape (n, or n x k); inv (two arrays): A X = I. */
+static bool gs_arr_solve(gs_lapack_t *p, const gs_mat_t *m, int narrays)
 {
-    const gs_mat_t *a = &m[0], *b = &m[1], *x = &m[2];
-    int64_t n = a->rows, k = b->t == 'N' ? b->cols : b->rows;
-    if (a->cols != n || (b->t == 'N' ? b->rows : b->cols) != n || (x->t == 'N' ? x->rows : x->cols) != n ||
-        (x->t == 'N' ? x->cols : x->rows) != k)
+    const gs_mat_t *a = &m[0], *b = &m[1], *x = &m[narrays - 1];
+    int64_t n = a->rows, k = narrays == 2 ? n : b->t == 'N' ? b->cols : b->rows;
+    if (a->cols != n || (narrays == 3 && (b->t == 'N' ? b->rows : b->cols) != n) ||
+        (x->t == 'N' ? x->rows : x->cols) != n || (x->t == 'N' ? x->cols : x->rows) != k)
         return false;
-    p->n = p->m = n, p->nrhs = k, p->trans = a->t;
-    p->b = b->p, p->ldb = b->ld, p->tb = b->t, p->x = x->p, p->ldx = x->ld, p->tx = x->t;
+    p->n = p->m = n, p->nrhs = k, p->trans = a->t, p->x = x->p, p->ldx = x->ld, p->tx = x->t;
+    if (narrays == 3)
+        p->b = b->p, p->ldb = b->ld, p->tb = b->t;
+    return true;
+}
+
+/* slogdet: the diagonal of A's LU factors into X (n), its first element negated for an odd permutation. */
+static bool gs_arr_lu(gs_lapack_t *p, const gs_mat_t *m)
+{
+    const gs_mat_t *a = &m[0], *x = &m[1];
+    if (a->cols != a->rows || x->t != 'N' || x->cols != 1 || x->rows != a->rows)
+        return false;
+    p->n = p->m = a->rows, p->trans = a->t, p->x = x->p, p->ldx = x->rows, p->tx = 'N';
     return true;
 }
 
@@ -94,8 +105,9 @@ static const struct {
     const char *name;
     uint8_t op, narrays, real;
 } gs_arr_ops[] = {
-    {"solve", GS_OP_gesv, 3, 0},     {"cholesky", GS_OP_potrf, 2, 0}, {"cho_factor", GS_OP_potrf, 2, 0},
-    {"eigh", GS_OP_syevd, 3, 2},     {"eigvalsh", GS_OP_syevd, 2, 2},
+    {"solve", GS_OP_gesv, 3, 0},     {"inv", GS_OP_gesv, 2, 0},       {"cholesky", GS_OP_potrf, 2, 0},
+    {"cho_factor", GS_OP_potrf, 2, 0}, {"eigh", GS_OP_syevd, 3, 2},   {"eigvalsh", GS_OP_syevd, 2, 2},
+    {"slogdet", GS_OP_getrf, 2, 0},
 };
 
 /* The routine of operation op in precision prec. */
@@ -113,7 +125,8 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
     int prec = gs_arr_prec(x[0].dtype), r = prec < 0 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec);
     char u = uplo && (uplo[0] == 'L' || uplo[0] == 'U') ? uplo[0] : 0;
     gs_mat_t m[3];
-    if (r < 0 || narrays != gs_arr_ops[i].narrays || (!u && gs_arr_ops[i].op != GS_OP_gesv))
+    if (r < 0 || narrays != gs_arr_ops[i].narrays || (!u && (gs_arr_ops[i].op == GS_OP_potrf ||
+                                                             gs_arr_ops[i].op == GS_OP_syevd)))
         return false;
     for (int j = 0; j < narrays; j++)
         if (!gs_arr_mat(&x[j], prec, gs_arr_ops[i].real >> j & 1, &m[j]))
@@ -121,7 +134,8 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
     if ((*entry = gs_real_entry(r)) < 0)
         return false;
     gs_lapack_start(p, (unsigned)*entry, m[0].p, m[0].ld, NULL);
-    bool ok = p->op == GS_OP_gesv    ? gs_arr_solve(p, m)
+    bool ok = p->op == GS_OP_gesv    ? gs_arr_solve(p, m, narrays)
+              : p->op == GS_OP_getrf ? gs_arr_lu(p, m)
               : p->op == GS_OP_potrf ? gs_arr_chol(p, m, u, strcmp(gs_arr_ops[i].name, "cholesky") == 0)
                                      : gs_arr_eigh(p, m, narrays, u);
     p->valid = ok;
@@ -144,16 +158,17 @@ static const char *gs_arr_exact(const void *args)
     return gs_lapack_family.exact(args);
 }
 
-/* A, read only and changed on the device (never cached); B; the output X, fresh at every call. */
+/* A, read only and changed on the device (never cached); B; the output X, fresh at every call: n x k as stored
+ * (solve, inv: n x nrhs, or its transpose; slogdet: the n elements of a vector; n x n otherwise). */
 static void gs_arr_operands(const void *args, gs_operands_t *o)
 {
     const gs_lapack_t *p = args;
-    int64_t n = p->n, k = p->op == GS_OP_gesv ? p->nrhs : n;
+    int64_t n = p->n, k = p->op == GS_OP_gesv ? p->nrhs : p->op == GS_OP_getrf ? 1 : n;
     o->es = gs_prec_size(p->prec);
     o->o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 0};
     o->scratch_only = 1;
     o->n = 1;
-    if (p->op == GS_OP_gesv)
+    if (p->b)
         o->o[o->n++] = (gs_operand_t){p->b, p->tb == 'N' ? n : k, p->tb == 'N' ? k : n, p->ldb, 1, 0};
     if (p->x) {
         o->fresh |= (uint8_t)(1u << o->n);
