@@ -57,6 +57,13 @@ typedef struct {
  * would have without gpushim. */
 int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays, const gpushim_array_t *arrays);
 
+/* The smallest order n for which gpushim_linalg's op on an n x n matrix of dtype (with nrhs right-hand sides, for
+ * solve; 1 otherwise) could be done, by the policy in effect (GPUSHIM_OFFLOAD, the routine's threshold): a call
+ * on a smaller matrix would not be, and the caller may make it itself without asking.  INT64_MAX when no call
+ * of op is done (an unknown op or dtype, GPUSHIM_OFFLOAD=never, the routine off).  The policy is read once, so
+ * the answer holds for the process. */
+int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t nrhs);
+
 #ifdef __cplusplus
 }
 #endif

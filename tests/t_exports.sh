@@ -5,7 +5,8 @@
 # Every symbol of the routine table in every spelling (the table expanded into build/gpushim.map), the
 # gpushim_ API, and nothing else.
 tr -s ' ;\t' '\n\n\n' <build/gpushim.map | grep -E '^[A-Za-z_0-9]+$' | grep -v '^global$\|^local$' | sort >$W/want
-printf "gpushim_version\ngpushim_gpu_wait\ngpushim_log_flush\ngpushim_log_path\ngpushim_linalg\n" >>$W/want
+API="gpushim_version gpushim_gpu_wait gpushim_log_flush gpushim_log_path gpushim_linalg gpushim_linalg_min_order"
+printf '%s\n' $API >>$W/want
 sort -o $W/want $W/want
 nm -D --defined-only "$LIB" | awk '{print $3}' | sort >$W/have
 check "exports are exactly the table's symbols ($(wc -l <$W/want) names) and the API" cmp -s $W/want $W/have ||
@@ -16,7 +17,7 @@ check "every routine has all its spellings" \
 # build/entries.txt, the readers' list: every symbol of the table once, each naming the line of a template
 # where a definition of GS_SYM starts: its operation's (src/families/*/OP.inc) or the one that file includes.
 awk '{print $1}' build/entries.txt | sort >$W/entries
-printf '#include "core/gs_table.h"\n#define H(f) f\nGS_MEMORY_HOOKS(H) GS_EXIT_HOOKS(H) GS_CUDA_ALLOC_HOOKS(H) GS_FFTW_PLANNERS(H) gpushim_version gpushim_gpu_wait gpushim_log_flush gpushim_log_path gpushim_linalg\n' | cc -E -P -Isrc -x c - |
+printf '#include "core/gs_table.h"\n#define H(f) f\nGS_MEMORY_HOOKS(H) GS_EXIT_HOOKS(H) GS_CUDA_ALLOC_HOOKS(H) GS_FFTW_PLANNERS(H) '"$API"'\n' | cc -E -P -Isrc -x c - |
     tr -s ' ' '\n' | grep . >$W/not_table
 grep -vxF -f $W/not_table $W/want >$W/table
 check "build/entries.txt lists every symbol of the table once ($(wc -l <$W/entries) lines)" cmp -s $W/table $W/entries

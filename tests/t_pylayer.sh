@@ -36,10 +36,29 @@ check "forced: a call the GPU found singular or not positive definite is not log
     test "$(count $W/cases.always.log -- 'symbol=*.linalg.*' where=cpu)" = 0
 check "by default: the small calls stay with the originals" \
     test "$(count $W/cases.auto.log -- 'symbol=*.linalg.*')" = 0
+# By default: a solve of the order the library names as its least (gpushim_linalg_min_order, by the policy's
+# threshold) and one larger go through the layer; one of an order less goes to NumPy at once, its LAPACK call
+# below the threshold.
+cat >$W/sizes.py <<'PY'
+import numpy as np
+from gpushim import _linalg
+least = _linalg._lib.gpushim_linalg_min_order(b"solve", b"d", 2)
+for n in (least - 1, least, 2 * least):
+    a = np.eye(n) * n + np.random.default_rng(n).random((n, n))
+    x = np.linalg.solve(a, np.ones((n, 2)))
+    print(n, np.abs(a @ x - 1).max() < 1e-9)
+PY
+(cd $W && shim GPUSHIM_LOG=$W/sizes.log $V2 sizes.py >sizes.out 2>sizes.err)
+least=$(sed -n '2s/ .*//p' $W/sizes.out)
+check "by default: solve from order $least (the policy's threshold) through the layer, below it NumPy's at once" \
+    sh -c "[ \$(grep -c ' True\$' $W/sizes.out) = 3 ] && [ ! -s $W/sizes.err ] &&
+        [ $(count $W/sizes.log -- symbol=numpy.linalg.solve "n=$least" 'why=above threshold') = 1 ] &&
+        [ $(count $W/sizes.log -- symbol=numpy.linalg.solve) = 2 ] &&
+        [ $(count $W/sizes.log -- routine=dgesv "n=$((least - 1))" 'why=below threshold') = 1 ]"
 
+printf 'import gpushim, runpy\nrunpy.run_path("%s", run_name="__main__")\n' $ROOT/tests/py/pylayer.py >$W/np1.py
 (cd $W && shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/np1.log PYTHONPATH=$ROOT/scripts/python \
-    $ROOT/build/venv-np1/bin/python -c 'import gpushim, runpy; runpy.run_path("'$ROOT/tests/py/pylayer.py'", run_name="__main__")' \
-    >$W/np1.out 2>$W/np1.err)
+    $ROOT/build/venv-np1/bin/python np1.py >$W/np1.out 2>$W/np1.err)
 check "NumPy 1.26, import gpushim first, forced: every case as the original's ($(tail -n 1 $W/np1.out))" \
     sh -c "grep -q ' 0 differ' $W/np1.out && [ ! -s $W/np1.err ] &&
         [ $(count $W/np1.log -- where=gpu 'symbol=numpy.linalg.*') -gt 0 ]"

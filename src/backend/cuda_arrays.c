@@ -2,7 +2,8 @@
  * cuda_lapack.c runs: each is cuSOLVER's routine on A as it is stored (d[0], read only on the host), with B and
  * the result moved through cuBLAS's geam, which transposes on the device, into the output array X (the last
  * matrix): solve and inv (getrf, getrs), cholesky and cho_factor (potrf), eigh and eigvalsh (syevd), and
- * slogdet and det (getrf).  The routines' own steps are those of the LAPACK operations (cuda_factor.c, cuda_eigen.c). */
+ * slogdet and det (getrf).  The routines' own steps are those of the LAPACK operations (cuda_factor.c,
+ * cuda_eigen.c). */
 #include <string.h>
 
 #include "backend/cuda_solver.h"

@@ -2,7 +2,8 @@
 wrapped function of the layer's table on C-ordered, Fortran-ordered, strided and non-contiguous arrays of every
 dtype the layer takes (and some it does not), with keywords, and in its error cases.  Each result must have the
 original's type, dtype, shape and memory order, equal values (eigenvectors up to each one's phase) and the same
-warnings, and each error the original's type and message.  Prints one line per case that differs and a count; exit status 1 if any.
+warnings, and each error the original's type and message.  Prints one line per case that differs and a count;
+exit status 1 if any.
 
 usage: python pylayer.py   (with the layer on: import gpushim first, or gpushim.pth under LD_PRELOAD)"""
 import inspect

@@ -31,36 +31,49 @@ def _plain(*arrays):
         type(x) is np.ndarray and x.dtype == t and 1 <= x.ndim <= 2 for x in arrays)
 
 
-def _square(a):
-    return a.ndim == 2 and a.shape[0] == a.shape[1] and a.shape[0] > 0
+_min_order = {}  # (operation, type character, right-hand sides): gpushim_linalg_min_order, for the process
+_lib = None
+
+
+def _take(op, a, *others, k=1):
+    """Whether the plan of op takes a (square) and the others: plain arrays, a not smaller than the library's
+    policy would let op leave the CPU for with k right-hand sides (asked once per operation, dtype and k), so
+    that a small call goes to the original at once."""
+    if not _plain(a, *others) or a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
+        return False
+    key = (op, a.dtype.char, k)
+    least = _min_order.get(key)
+    if least is None:
+        least = _min_order[key] = _lib.gpushim_linalg_min_order(op.encode(), a.dtype.char.encode(), k)
+    return a.shape[0] >= least
 
 
 # ---- the plans: (operation, uplo, arrays, finish) for the C entry, or None; finish() makes the result once the
 # call is done, or returns NotImplemented to pass the call on to the original ------------------------------
 
 def _np_solve(a, b):
-    if not _plain(a, b) or not _square(a):
+    if not _take("solve", a, b, k=b.shape[1] if b.ndim == 2 else 1):
         return None
     x = np.empty(b.shape, a.dtype)
     return "solve", "L", (a, b, x), lambda: x
 
 
 def _np_inv(a):
-    if not _plain(a) or not _square(a):
+    if not _take("inv", a):
         return None
     x = np.empty(a.shape, a.dtype)
     return "inv", "L", (a, x), lambda: x
 
 
 def _np_cholesky(a, *, upper=False):
-    if upper is not False or not _plain(a) or not _square(a):
+    if upper is not False or not _take("cholesky", a):
         return None
     x = np.empty(a.shape, a.dtype)
     return "cholesky", "L", (a, x), lambda: x
 
 
 def _eigh(op, a, uplo, result=None, order="C"):
-    if uplo not in ("L", "U") or not _plain(a) or not _square(a):
+    if uplo not in ("L", "U") or not _take(op, a):
         return None
     w = np.empty(a.shape[0], _REAL[a.dtype.char])
     if result is None:
@@ -80,7 +93,7 @@ def _np_eigvalsh(a, UPLO="L"):
 def _slogdet(a, finish):
     """slogdet's sign and log of the absolute value of the determinant from the library's diagonal d, whose
     product is the determinant, as NumPy makes them from its LU factors; finish(sign, logdet) the result."""
-    if not _plain(a) or not _square(a):
+    if not _take("slogdet", a):
         return None
     d = np.empty(a.shape[0], a.dtype)
 
@@ -111,7 +124,7 @@ def _finite(a, check_finite):
 
 
 def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    if overwrite_a or not _plain(a) or not _square(a) or not _finite(a, check_finite):
+    if overwrite_a or not _take("cho_factor", a) or not _finite(a, check_finite):
         return None
     c = np.empty(a.shape, a.dtype, "F")
     return "cho_factor", "L" if lower else "U", (a, c), lambda: (c, lower)
@@ -121,7 +134,7 @@ def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, ov
              check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     # the standard problem, every eigenvalue, by any driver that computes them all
     if b is not None or type != 1 or subset_by_index is not None or subset_by_value is not None or \
-            driver not in (None, "ev", "evd", "evr", "evx") or not _plain(a) or not _finite(a, check_finite):
+            driver not in (None, "ev", "evd", "evr", "evx") or not _take("eigh", a) or not _finite(a, check_finite):
         return None
     uplo = "L" if lower else "U"
     return _eigh("eigvalsh", a, uplo) if eigvals_only else _eigh("eigh", a, uplo, lambda w, v: (w, v), "F")
@@ -186,12 +199,16 @@ def _wrap(entry, original, api, plan):
 
 def _entry():
     """gpushim_linalg in this process (preloaded, or loaded by import gpushim), or None."""
+    global _lib
+    lib = ctypes.CDLL(None)
     try:
-        f = ctypes.CDLL(None).gpushim_linalg
+        f, least = lib.gpushim_linalg, lib.gpushim_linalg_min_order
     except AttributeError:
         return None
     f.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_Array)]
     f.restype = ctypes.c_int
+    least.argtypes, least.restype = [ctypes.c_char_p, ctypes.c_char, ctypes.c_int64], ctypes.c_int64
+    _lib = lib
     return f
 
 

@@ -1,10 +1,10 @@
 /* LAPACK operations on arrays as NumPy holds them (gpushim_linalg, include/gpushim.h), for the Python layer
  * (scripts/python/gpushim/_linalg.py).  Each call is described as the LAPACK routine that computes it (gesv,
- * getrf, potrf, syevd) on the matrices as they are stored, and runs through the one dispatcher: a C-ordered matrix is
- * its transpose in column-major order, so A is solved transposed and a triangle of A is the other one of its
- * storage (the LU operations transpose it on the device, to factor A itself as NumPy does); B and the results go
- * through transposes on the device (backend/cuda_arrays.c), never a copy on the host.  A call the dispatcher leaves to the CPU is not done, and not logged: the caller's original function
- * runs, and its own LAPACK call is. */
+ * getrf, potrf, syevd) on the matrices as they are stored, and runs through the one dispatcher: a C-ordered
+ * matrix is its transpose in column-major order, so a triangle of A is the other one of its storage (the LU
+ * operations transpose A on the device, to factor A itself as NumPy does); B and the results go through
+ * transposes on the device (backend/cuda_arrays.c), never a copy on the host.  A call the dispatcher leaves to
+ * the CPU is not done, and not logged: the caller's original function runs, and its own LAPACK call is. */
 #include <string.h>
 
 #include "gpushim.h"
@@ -183,14 +183,51 @@ static const gs_family_t gs_arrays_family = {
     .operands = gs_arr_operands,
 };
 
+/* The operation called op, or -1. */
+static int gs_arr_op(const char *op)
+{
+    for (int i = 0; op && i < (int)(sizeof gs_arr_ops / sizeof gs_arr_ops[0]); i++)
+        if (strcmp(op, gs_arr_ops[i].name) == 0)
+            return i;
+    return -1;
+}
+
+/* Whether the policy would let operation i of routine r on an n x n matrix (k right-hand sides for solve) go to
+ * the GPU. */
+static bool gs_arr_wanted(int i, int r, int64_t n, int64_t k)
+{
+    gs_lapack_t p;
+    memset(&p, 0, sizeof p);
+    p.op = gs_arr_ops[i].op, p.prec = gs_routines[r].prec, p.valid = true;
+    p.n = p.m = n, p.uplo = 'L', p.job1 = gs_arr_ops[i].narrays == 3 ? 'V' : 'N';
+    p.nrhs = p.op != GS_OP_gesv ? 0 : gs_arr_ops[i].narrays == 2 ? n : k; /* inv: n */
+    gs_call_t c = {.routine = (uint16_t)r};
+    return !gs_lapack_family.check(&c, &p) && gs_policy_decide(&c, gs_backend->op[p.op] != NULL) == GS_WHERE_GPU;
+}
+
+GS_EXPORT int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t nrhs)
+{
+    gs_init();
+    int i = gs_arr_op(op), prec = gs_arr_prec(dtype);
+    int r = i < 0 || prec < 0 || nrhs < 1 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec);
+    int64_t hi = 1, lo;
+    while (r >= 0 && hi <= (INT64_C(1) << 40) && !gs_arr_wanted(i, r, hi, nrhs))
+        hi *= 2;
+    if (r < 0 || hi > (INT64_C(1) << 40))
+        return INT64_MAX;
+    for (lo = hi / 2; hi - lo > 1;) { /* the threshold lies in (lo, hi] */
+        int64_t mid = lo + (hi - lo) / 2;
+        *(gs_arr_wanted(i, r, mid, nrhs) ? &hi : &lo) = mid;
+    }
+    return hi;
+}
+
 GS_EXPORT int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays,
                              const gpushim_array_t *arrays)
 {
-    int i = 0, n = (int)(sizeof gs_arr_ops / sizeof gs_arr_ops[0]), entry;
-    while (op && i < n && strcmp(op, gs_arr_ops[i].name) != 0)
-        i++;
+    int i = gs_arr_op(op), entry;
     gs_lapack_t p;
-    if (!op || i == n || !arrays || !gs_arr_fill(&p, &entry, i, uplo, narrays, arrays))
+    if (i < 0 || !arrays || !gs_arr_fill(&p, &entry, i, uplo, narrays, arrays))
         return 0;
     gs_call_t call;
     bool done = gs_dispatch(&call, (unsigned)entry, &gs_arrays_family, &p) == GS_RUN_DONE;

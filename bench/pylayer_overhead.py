@@ -1,0 +1,51 @@
+"""The cost the Python layer (scripts/python/gpushim/_linalg.py) adds to a small call that stays on the CPU: each
+wrapped function on an 8 x 8 matrix, called alternately through the wrapper and through the original it wraps,
+ROUNDS rounds of CALLS calls each; the fastest round of each is kept, which discards the noise of a shared
+machine.  The difference is the wrapper's cost per call (issue 48's target: at most 2 us).  Run it with the
+layer on and the default policy, e.g. `python -m gpushim bench/pylayer_overhead.py`.
+usage: python bench/pylayer_overhead.py [CALLS [ROUNDS]]; prints one JSON object per function."""
+import json
+import sys
+import time
+
+import numpy as np
+import scipy.linalg
+
+CALLS = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+
+rng = np.random.default_rng(1)
+a = rng.standard_normal((8, 8)) + 8 * np.eye(8)
+spd = a @ a.T
+b = rng.standard_normal(8)
+cases = {
+    "numpy.linalg.solve": (np.linalg.solve, (a, b)),
+    "numpy.linalg.inv": (np.linalg.inv, (a,)),
+    "numpy.linalg.cholesky": (np.linalg.cholesky, (spd,)),
+    "numpy.linalg.eigh": (np.linalg.eigh, (spd,)),
+    "numpy.linalg.eigvalsh": (np.linalg.eigvalsh, (spd,)),
+    "numpy.linalg.det": (np.linalg.det, (a,)),
+    "numpy.linalg.slogdet": (np.linalg.slogdet, (a,)),
+    "scipy.linalg.cho_factor": (scipy.linalg.cho_factor, (spd,)),
+    "scipy.linalg.eigh": (scipy.linalg.eigh, (spd,)),
+}
+
+
+def round_us(f, args):
+    t0 = time.perf_counter()
+    for _ in range(CALLS):
+        f(*args)
+    return (time.perf_counter() - t0) / CALLS * 1e6
+
+
+for name, (f, args) in cases.items():
+    original = getattr(f, "_gpushim_original", None)
+    if original is None:
+        print(json.dumps({"function": name, "layer": False}))
+        continue
+    best = [float("inf"), float("inf")]
+    for _ in range(ROUNDS):
+        best[0] = min(best[0], round_us(f, args))
+        best[1] = min(best[1], round_us(original, args))
+    print(json.dumps({"function": name, "layer": True, "wrapped_us": round(best[0], 3),
+                      "original_us": round(best[1], 3), "added_us": round(best[0] - best[1], 3)}))
