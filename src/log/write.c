@@ -63,8 +63,8 @@ void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const cha
     const gs_routine_info_t *r = &gs_routines[c->routine];
     /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites and the symbol by theirs,
      * names by the table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under
-     * 2010 bytes, so the appends below cannot overrun buf. */
-    char why[GS_WHY_MAX + 112], buf[2048], esite[320], enative[220], esym[64];
+     * 2050 bytes, so the appends below cannot overrun buf. */
+    char why[GS_WHY_MAX + 112], buf[2304], esite[320], enative[220], esym[48];
     gs_json_escape(why, sizeof why, c->why);
     gs_json_escape(esym, sizeof esym, c->api ? c->api : gs_entries[c->entry].symbol);
     gs_json_escape(esite, sizeof esite, site);
