@@ -29,7 +29,8 @@ def matrix(n, dt, spd=False, m=None):
 
 def layouts(a):
     """a as it is (C order), in Fortran order, transposed (a view), inside a wider array (unit stride, a larger
-    leading dimension), and strided in both dimensions (no unit stride: the original's path)."""
+    leading dimension), strided in both dimensions (no unit stride: the original's path), and with its rows
+    reversed in memory (a negative stride: the original's path)."""
     n, m = a.shape
     wide = np.zeros((n, m + 3), a.dtype)
     wide[:, :m] = a
@@ -38,7 +39,7 @@ def layouts(a):
     wide_f = np.asfortranarray(np.zeros((n + 2, m), a.dtype))
     wide_f[:n] = a
     return {"C": a, "F": np.asfortranarray(a), "T-view": np.ascontiguousarray(a.T).T, "wide": wide[:, :m],
-            "wide-F": wide_f[:n], "strided": big[::2, ::2]}
+            "wide-F": wide_f[:n], "strided": big[::2, ::2], "negative strides": np.flipud(np.flipud(a).copy())}
 
 
 def phase(v):
