@@ -29,13 +29,17 @@ int gpushim_log_flush(void);
  * is written.  Initialises the library if no call has yet. */
 const char *gpushim_log_path(void);
 
-/* An array as NumPy describes it (the Python layer, gpushim/_linalg.py, fills one per operand). */
+/* Most dimensions of an array gpushim_array_t describes. */
+#define GPUSHIM_MAX_DIMS 8
+
+/* An array as NumPy describes it (the Python layer, gpushim/_linalg.py and gpushim/_fft.py, fills one per
+ * operand). */
 typedef struct {
     void *data;         /* the first element */
     char dtype;         /* NumPy's type character: 'f', 'd', 'F' or 'D' (float32 to complex128) */
-    int ndim;           /* 1 or 2; shape and strides beyond ndim are ignored */
-    int64_t shape[2];
-    int64_t strides[2]; /* in bytes, as NumPy's */
+    int ndim;           /* 1 to GPUSHIM_MAX_DIMS (gpushim_linalg: 1 or 2); shape and strides beyond ndim are ignored */
+    int64_t shape[GPUSHIM_MAX_DIMS];
+    int64_t strides[GPUSHIM_MAX_DIMS]; /* in bytes, as NumPy's */
 } gpushim_array_t;
 
 /* Runs one numpy.linalg or scipy.linalg operation on the arrays, in the layout they have, through the same
@@ -63,6 +67,30 @@ int gpushim_linalg(const char *api, const char *op, const char *uplo, int narray
  * of op is done (an unknown op or dtype, GPUSHIM_OFFLOAD=never, the routine off).  The policy is read once, so
  * the answer holds for the process. */
 int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t nrhs);
+
+/* Runs one numpy.fft transform of in into out through the same policy, log and fallback as the library's FFTW
+ * executes, cuFFT's plans kept by geometry; api names the Python function in the log ("numpy.fft.fftn").  op:
+ *   "fft", "ifft"  complex to complex (in and out complex, of one shape), forward (exponent -1) or backward (+1)
+ *   "rfft"         real to complex, forward: out is in's shape with n / 2 + 1 on the last of the axes
+ *   "irfft"        complex to real, backward: in is out's shape with n / 2 + 1 on the last of the axes (n out's)
+ *   "ihfft"        rfft with its output conjugated
+ * in and out have one precision (type characters 'f' and 'F', or 'd' and 'D') and ndim dimensions, any strides
+ * that are positive multiples of the element; axes (naxes of them, 1 to 3, distinct, each of more than one point)
+ * are the dimensions transformed, together; the others are transforms side by side.  Neither transform
+ * normalises: the output is multiplied by scale (NumPy's norm: 1, 1 / N or 1 / sqrt(N), N the transform's
+ * points), on the GPU before it is copied back.  in is read only; out is the caller's array, apart from in.
+ * Returns 1 when the call is done, its result in out; 0 when it is not (the policy keeps it on the CPU, the GPU
+ * failed, the arrays or axes are of a form this does not take), with out not written: the caller then makes the
+ * call as it would have without gpushim. */
+int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, const gpushim_array_t *out, int naxes,
+                const int *axes, double scale);
+
+/* The fewest points (the elements of the transform's logical array: the complex one of fft and ifft, the real
+ * one of rfft, irfft and ihfft, every transform side by side counted) for which gpushim_fft's op on arrays of
+ * input type dtype could be done by the policy in effect: a call on fewer would not be, and the caller may make
+ * it itself without asking.  INT64_MAX when no call of op is done (an unknown op or dtype,
+ * GPUSHIM_OFFLOAD=never, the routine off).  The policy is read once, so the answer holds for the process. */
+int64_t gpushim_fft_min_points(const char *op, char dtype);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,14 @@
-"""The Python layer's activation (gpushim/_linalg.py): an import hook that puts the layer's wrappers into
-numpy.linalg and scipy.linalg once each has been imported.  Installed by `import gpushim` and, where the package is
-installed, by gpushim.pth at every start of Python in a process with libgpushim.so preloaded (python -m gpushim,
-gpushim-run, LD_PRELOAD): elsewhere the .pth line costs a look at LD_PRELOAD.  A module of its own, outside the
-package, so that a start of Python imports neither the package nor NumPy.  GPUSHIM_PYTHON=0 turns it off."""
+"""The Python layer's activation (gpushim/_linalg.py, gpushim/_fft.py): an import hook that puts the layer's
+wrappers into numpy.linalg, scipy.linalg and numpy.fft once each has been imported.  Installed by `import gpushim`
+and, where the package is installed, by gpushim.pth at every start of Python in a process with libgpushim.so
+preloaded (python -m gpushim, gpushim-run, LD_PRELOAD): elsewhere the .pth line costs a look at LD_PRELOAD.  A module
+of its own, outside the package, so that a start of Python imports neither the package nor NumPy.  GPUSHIM_PYTHON=0
+turns it off."""
 import os
 import sys
 
-MODULES = ("numpy.linalg", "scipy.linalg")
+LAYERS = {"numpy.linalg": "_linalg", "scipy.linalg": "_linalg", "numpy.fft": "_fft"}  # module: the layer's module
+MODULES = tuple(LAYERS)
 
 
 def enabled():
@@ -17,8 +19,8 @@ def enabled():
 def _wrap(module):
     """Wraps module's functions; a failure leaves them as they are, and says so, never failing the import."""
     try:
-        from gpushim import _linalg
-        _linalg.wrap_module(module)
+        import importlib
+        importlib.import_module("gpushim." + LAYERS[module.__name__]).wrap_module(module)
     except Exception as e:  # noqa: BLE001 (the program's import of NumPy or SciPy must go on)
         import warnings
         warnings.warn(f"gpushim: the Python layer is off for {module.__name__}: {e!r}", RuntimeWarning, stacklevel=2)

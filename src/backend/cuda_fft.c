@@ -1,7 +1,7 @@
 /* FFTW executes on cuFFT (cuda_fft.h): an execute's arrays moved as the family's operands (families/fftw/fftw.c)
  * by cuda_call.c, the transform run by the cached plan of its geometry with the workspace carved after the
- * operands (and, for a layout cuFFT lacks, its contiguous copies after the workspace), the output copied back
- * only once the transform has succeeded. */
+ * operands (and, for a layout cuFFT lacks, its contiguous copies after the workspace), the output scaled on the
+ * device where the Python layer asks (NumPy's norm) and copied back only once the transform has succeeded. */
 #include <math.h>
 
 #include "backend/cuda_fft.h"
@@ -61,6 +61,16 @@ static size_t gs_fft_contiguous_bytes(const gs_fftw_geom_t *g, size_t *in_bytes)
     return *in_bytes + gs_round256((size_t)(l->odist * l->batch) * gs_fft_elem(g, true));
 }
 
+/* The output's span at out (o, its operand) multiplied by p's factors, where they are not 1: the family takes a
+ * scaled call only when that span holds nothing but the output's elements (families/fftw/arrays.c). */
+static int gs_fft_scale(gs_call_t *c, const gs_fftw_t *p, const gs_operand_t *o, char *out)
+{
+    if (p->scale[0] == 1 && p->scale[1] == 1)
+        return GS_OK;
+    gs_scale_t s = {o->rows, p->scale[0], p->scale[1]};
+    return gs_kernel_scale(c, out, &s, gs_prec_size(p->g.prec) / 2);
+}
+
 static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b,
                        int n)
 {
@@ -90,6 +100,8 @@ static int gs_fft_body(gs_call_t *c, const void *arg, const gs_operand_t *o, con
     rc = g->perm ? gs_fft_permuted(c, g, plan.h, d[0], out, w + work, w + work + xin)
                  : gs_fft_exec(c, g, plan.h, d[0], out);
     gs_fft_plan_ran(c->dev, g, rc == GS_OK);
+    if (rc == GS_OK)
+        rc = gs_fft_scale(c, arg, &o[n - 1], out);
     /* A part of a split call whose output is read too (in place) writes it once every part has computed. */
     if (rc == GS_OK && o[n - 1].in)
         rc = gs_split_synced(c);

@@ -11,18 +11,20 @@ extern const unsigned char gs_kernels_fatbin[] __attribute__((visibility("hidden
 static struct {
     gs_once_t loaded;
     cudaLibrary_t lib;
-    cudaKernel_t permute[3]; /* by element size: 4, 8, 16 bytes */
+    cudaKernel_t k[5]; /* gs_kern_names' */
 } gs_kern;
+
+/* The permutations by element size (4, 8, 16 bytes), then the scales by real size (4, 8). */
+static const char *const gs_kern_names[5] = {"gs_permute4", "gs_permute8", "gs_permute16", "gs_scale4", "gs_scale8"};
 
 /* Loads the library and looks its kernels up: GS_OK, or GS_ENODEV with the reason in why. */
 static int gs_kernels_open(char *why, size_t n)
 {
-    static const char *const names[3] = {"gs_permute4", "gs_permute8", "gs_permute16"};
     const char *what = "cudaLibraryLoadData";
     int st = GS_CALLED(cudaLibraryLoadData, (&gs_kern.lib, gs_kernels_fatbin, NULL, NULL, 0, NULL, NULL, 0));
-    for (int i = 0; i < 3 && st == 0; i++)
-        if ((st = GS_CALLED(cudaLibraryGetKernel, (&gs_kern.permute[i], gs_kern.lib, names[i]))) != 0)
-            what = names[i];
+    for (int i = 0; i < 5 && st == 0; i++)
+        if ((st = GS_CALLED(cudaLibraryGetKernel, (&gs_kern.k[i], gs_kern.lib, gs_kern_names[i]))) != 0)
+            what = gs_kern_names[i];
     if (st == 0)
         return GS_OK;
     gs_cuda.cudaGetLastError(); /* not left pending for the libraries' launches (cuda_call.c) */
@@ -30,16 +32,28 @@ static int gs_kernels_open(char *why, size_t n)
     return GS_ENODEV;
 }
 
-int gs_kernel_permute(gs_call_t *c, const void *src, void *dst, const gs_permute_t *p, size_t es)
+/* Queues kernel k over n elements, one thread each in blocks of 256, with its arguments args. */
+static int gs_kernel_launch(gs_call_t *c, int k, long long n, void **args)
 {
     int rc = gs_cuda_once(c, &gs_kern.loaded, gs_kernels_open, "transforms that need them run on the CPU");
-    if (rc != GS_OK || p->total == 0)
+    if (rc != GS_OK || n == 0)
         return rc;
+    long long blocks = (n + 255) / 256;
+    dim3 grid = {(unsigned)(blocks < 65536 ? blocks : 65536), 1, 1}, block = {256, 1, 1};
+    GS_CUDA(c, cudaLaunchKernel, ((const void *)gs_kern.k[k], grid, block, args, 0, gs_dev(c)->stream));
+    return GS_OK;
+}
+
+int gs_kernel_permute(gs_call_t *c, const void *src, void *dst, const gs_permute_t *p, size_t es)
+{
     gs_permute_t arg = *p;
     void *args[] = {(void *)&src, (void *)&dst, &arg};
-    long long blocks = (p->total + 255) / 256;
-    dim3 grid = {(unsigned)(blocks < 65536 ? blocks : 65536), 1, 1}, block = {256, 1, 1};
-    cudaKernel_t k = gs_kern.permute[es == 4 ? 0 : es == 8 ? 1 : 2];
-    GS_CUDA(c, cudaLaunchKernel, ((const void *)k, grid, block, args, 0, gs_dev(c)->stream));
-    return GS_OK;
+    return gs_kernel_launch(c, es == 4 ? 0 : es == 8 ? 1 : 2, p->total, args);
+}
+
+int gs_kernel_scale(gs_call_t *c, void *x, const gs_scale_t *p, size_t rs)
+{
+    gs_scale_t arg = *p;
+    void *args[] = {&x, &arg};
+    return gs_kernel_launch(c, rs == 4 ? 3 : 4, p->n, args);
 }

@@ -4,6 +4,7 @@
 #define GS_CUDA_KERNELS_H
 
 #include "permute.h"
+#include "scale.h"
 
 #include "backend/cuda_call.h"
 
@@ -11,5 +12,8 @@
  * device, on its compute stream.  0; or GS_ENODEV when the kernels cannot be loaded (the reason in c->why,
  * said once on stderr), GS_EGPU when the launch fails.  With the GPU lock held, the device current. */
 GS_HIDDEN int gs_kernel_permute(gs_call_t *c, const void *src, void *dst, const gs_permute_t *p, size_t es);
+/* Queues the scale p of the reals of rs bytes (4 or 8) at x, device memory of the call's device, on its compute
+ * stream; the same contract. */
+GS_HIDDEN int gs_kernel_scale(gs_call_t *c, void *x, const gs_scale_t *p, size_t rs);
 
 #endif

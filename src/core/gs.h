@@ -273,7 +273,8 @@ typedef struct {
     uint8_t shape_rank;   /* a transform's rank, for the log's "kind" and "shape"; 0 (set when timed): none */
     const char *kind;     /* the transform's kind ("dft", "r2c", "c2r") when shape_rank > 0 */
     const int64_t *shape; /* its shape_rank logical sizes, owned by the family's arguments */
-    void *real;           /* the CPU library's entry to call when the call stays on the CPU */
+    void *real;           /* the CPU library's entry to call when the call stays on the CPU; NULL with own_cpu, */
+    bool own_cpu;         /* set before gs_call_begin: the caller runs the CPU side itself (gs_family_t's) */
     uint8_t threads;      /* the threads it ran on there, where the family knows (FFTW plans); 0: not known */
     float pred_cpu, pred_gpu; /* the cost model's seconds on each side (gs_policy_model); < 0: not predicted */
     float pred_wait;      /* of pred_gpu, the GPU's bring-up still to come */
@@ -304,8 +305,7 @@ GS_HIDDEN void *gs_real(unsigned e);
  * layer's calls, which name a routine, not a symbol), or -1 when none does.  Kept once found. */
 GS_HIDDEN int gs_real_entry(int r);
 
-/* The three steps of every call, inline: they are the whole cost of a small call that stays on the CPU
- * (bench/overhead.c). */
+/* The three steps of every call, inline: the whole cost of a small call that stays on the CPU (bench/overhead.c). */
 
 /* Starts a call through entry e.  Returns false for a nested call (one made from inside the CPU library),
  * which must go straight to the CPU. */
@@ -341,7 +341,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
  * gs_call_end.  Returns 1 so that glue can write `if (offload(...)) real(...)`. */
 static inline int gs_call_cpu(gs_call_t *c, const char *why)
 {
-    c->real = gs_real(c->entry);
+    c->real = c->own_cpu ? NULL : gs_real(c->entry);
     if (!c->nested) {
         c->where = GS_WHERE_CPU;
         c->why = why;

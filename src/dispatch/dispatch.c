@@ -71,6 +71,7 @@ static bool gs_dispatch_own(gs_call_t *c, const void *ret)
 
 int gs_dispatch_at(gs_call_t *c, unsigned e, const gs_family_t *f, void *args, const void *ret)
 {
+    c->own_cpu = f->own_cpu;
     if (!gs_call_begin(c, e))
         return gs_call_cpu(c, NULL), GS_RUN_CPU;
     c->ret = ret;

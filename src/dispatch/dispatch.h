@@ -31,6 +31,9 @@ typedef struct {
     int (*queried)(gs_call_t *c, const void *args);
     /* After the GPU completed the call: outputs that are the family's, not an operand's (INFO = 0). */
     void (*gpu_done)(const void *args);
+    /* The caller makes the call on the CPU itself when it is not done (the Python layer's FFTs): no CPU
+     * library's entry is looked up for it (gs_call_t's own_cpu). */
+    bool own_cpu;
 } gs_family_t;
 
 /* The GPU's use (gpu.c) and state (warmup.c). */

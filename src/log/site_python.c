@@ -110,12 +110,10 @@ static int gs_py_code(pyobj *code)
     char file[512];
     gs_py_attr(code, "co_filename", file, sizeof file);
     gs_py_attr(code, "co_name", gs_py.code[i].func, sizeof gs_py.code[i].func);
-    /* code of installed packages, the interpreter's own modules and gpushim's Python layer (from a checkout
-     * too): walk on to the program's code */
-    size_t len = strlen(file);
+    /* code of installed packages, the interpreter's own modules and gpushim's Python layer (gpushim/_linalg.py,
+     * _fft.py; from a checkout too): walk on to the program's code */
     gs_py.code[i].library = strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
-                            strncmp(file, "<frozen", 7) == 0 ||
-                            (len > 19 && strcmp(file + len - 19, "/gpushim/_linalg.py") == 0);
+                            strncmp(file, "<frozen", 7) == 0 || strstr(file, "/gpushim/_");
     snprintf(gs_py.code[i].file, sizeof gs_py.code[i].file, "%.127s",
              strrchr(file, '/') ? strrchr(file, '/') + 1 : file);
     return i;

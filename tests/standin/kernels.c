@@ -1,20 +1,24 @@
 /* The stand-in's CUDA libraries of kernels (standin.h): cudaLibraryLoadData takes a fatbin (its magic number
- * checked) and gives one library, whose kernels are gpushim's permutation kernels (kernels/permute.h), found by
- * name and run by cudaLaunchKernel on the host, queued on their stream like any other work.  Their arguments are
+ * checked) and gives one library, whose kernels are gpushim's permutation and scale kernels (kernels/permute.h,
+ * kernels/scale.h), found by name and run by cudaLaunchKernel on the host, queued on their stream like any other
+ * work.  Their arguments are
  * checked as the device would fault on them: both sides' reach inside one live allocation, the sides apart. */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "permute.h"
+#include "scale.h"
 #include "standin.h"
 
 #define FATBIN_MAGIC 0xBA55ED50u
 
-static const char *const kernel_names[] = {"gs_permute4", "gs_permute8", "gs_permute16"};
-static const size_t kernel_sizes[] = {4, 8, 16};
+/* The permutations, then the scales (SCALE0 on). */
+static const char *const kernel_names[] = {"gs_permute4", "gs_permute8", "gs_permute16", "gs_scale4", "gs_scale8"};
+static const size_t kernel_sizes[] = {4, 8, 16, 4, 8};
+enum { KERNELS = 5, SCALE0 = 3 };
 /* A library and its kernels are addresses in these, which no other handle has. */
-static char library_token, kernel_tokens[3];
+static char library_token, kernel_tokens[KERNELS];
 
 cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions,
                                 void **jitOptionsValues, unsigned int numJitOptions,
@@ -41,7 +45,7 @@ cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, c
         return cudaErrorSymbolNotFound;
     if ((void *)library != &library_token)
         return standin_violation("cudaLibraryGetKernel", "not a library"), cudaErrorInvalidResourceHandle;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < KERNELS; i++)
         if (strcmp(name, kernel_names[i]) == 0) {
             *pKernel = (cudaKernel_t)(void *)&kernel_tokens[i];
             return cudaSuccess;
@@ -71,6 +75,43 @@ static void run_permute(void *arg)
     }
 }
 
+typedef struct {
+    char *x;
+    size_t es;
+    gs_scale_t p;
+} scale_job_t;
+
+static void run_scale(void *arg)
+{
+    const scale_job_t *j = arg;
+    for (long long i = 0; i < j->p.n; i++) {
+        double f = i & 1 ? j->p.im : j->p.re;
+        if (j->es == 4) {
+            float v;
+            memcpy(&v, j->x + i * 4, 4);
+            v *= (float)f;
+            memcpy(j->x + i * 4, &v, 4);
+        } else {
+            double v;
+            memcpy(&v, j->x + i * 8, 8);
+            v *= f;
+            memcpy(j->x + i * 8, &v, 8);
+        }
+    }
+}
+
+/* A scale's launch (kernel k, args as the library passes them): checked, then queued. */
+static cudaError_t launch_scale(int k, void **args, cudaStream_t stream)
+{
+    static const char fn[] = "cudaLaunchKernel";
+    scale_job_t j = {*(char **)args[0], kernel_sizes[k], *(const gs_scale_t *)args[1]};
+    if (j.p.n < 1)
+        return standin_violation(fn, "a scale of no elements"), cudaErrorInvalidValue;
+    if (standin_check_device(j.x, (size_t)j.p.n * j.es, fn, "the scaled array"))
+        return cudaErrorIllegalAddress;
+    return standin_enqueue(stream, run_scale, &j, sizeof j) ? cudaErrorInvalidResourceHandle : cudaSuccess;
+}
+
 /* Bytes from a side's first element to the end of its last one (strides >= 0, as the library passes). */
 static size_t reach(const gs_permute_t *p, const long long *stride, size_t es)
 {
@@ -87,13 +128,15 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
     if (standin_fail(fn))
         return cudaErrorLaunchFailure;
     int k = -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < KERNELS; i++)
         if (func == &kernel_tokens[i])
             k = i;
     if (k < 0)
         return standin_violation(fn, "not a kernel of a loaded library"), cudaErrorInvalidDeviceFunction;
     if (gridDim.x == 0 || blockDim.x == 0 || blockDim.x > 1024 || sharedMem)
         return standin_violation(fn, "a launch configuration the kernel does not take"), cudaErrorInvalidValue;
+    if (k >= SCALE0)
+        return launch_scale(k, args, stream);
     permute_job_t j = {*(const char **)args[0], *(char **)args[1], kernel_sizes[k], *(const gs_permute_t *)args[2]};
     if (j.p.nd < 1 || j.p.nd > GS_PERMUTE_DIMS)
         return standin_violation(fn, "a permutation of no dimensions or too many"), cudaErrorInvalidValue;

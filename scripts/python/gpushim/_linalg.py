@@ -20,7 +20,7 @@ _REAL = {"f": "f", "d": "d", "F": "f", "D": "d"}  # NumPy's type characters the 
 class _Array(ctypes.Structure):
     """gpushim_array_t."""
     _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_char), ("ndim", ctypes.c_int),
-                ("shape", ctypes.c_int64 * 2), ("strides", ctypes.c_int64 * 2)]
+                ("shape", ctypes.c_int64 * 8), ("strides", ctypes.c_int64 * 8)]  # GPUSHIM_MAX_DIMS
 
 
 def _plain(*arrays):
@@ -174,8 +174,9 @@ def _describe(x):
     return d
 
 
-def _wrap(entry, original, api, plan):
-    """The one wrapper shape: the plan's call through the library when it is done, else the original's."""
+def _wrap(run, original, api, plan):
+    """The one wrapper shape, of this layer and gpushim/_fft.py's: run(name, job) makes the plan's call through the
+    library and returns its result, or NotImplemented when it is not done; then the original's call."""
     name = api.encode()
 
     @functools.wraps(original)
@@ -185,16 +186,22 @@ def _wrap(entry, original, api, plan):
         except (TypeError, AttributeError, IndexError):  # arguments the plan does not take: the original's own
             job = None
         if job is not None:
-            op, uplo, arrays, finish = job
-            descs = (_Array * len(arrays))(*map(_describe, arrays))
-            if entry(name, op.encode(), uplo.encode(), len(arrays), descs):
-                result = finish()
-                if result is not NotImplemented:
-                    return result
+            result = run(name, job)
+            if result is not NotImplemented:
+                return result
         return original(*args, **kwargs)
 
     wrapper._gpushim_original = original
     return wrapper
+
+
+def _run(entry):
+    """run for _wrap: the job (operation, uplo, arrays, finish) through gpushim_linalg, then finish()."""
+    def run(name, job):
+        op, uplo, arrays, finish = job
+        descs = (_Array * len(arrays))(*map(_describe, arrays))
+        return finish() if entry(name, op.encode(), uplo.encode(), len(arrays), descs) else NotImplemented
+    return run
 
 
 def _entry():
@@ -221,4 +228,4 @@ def wrap_module(module):
         original = getattr(module, fn, None) if mod == module.__name__ else None
         if original is None or hasattr(original, "_gpushim_original"):
             continue
-        setattr(module, fn, _wrap(entry, original, f"{mod}.{fn}", plan))
+        setattr(module, fn, _wrap(_run(entry), original, f"{mod}.{fn}", plan))

@@ -84,6 +84,7 @@ void gs_fftw_exec(gs_fftw_t *p, unsigned e, const void *plan, const void *in, vo
     if (p->op == GS_OP_fftexec && p->known)
         in = p->g.in, out = (void *)p->g.out;
     p->in = in, p->out = out;
+    p->scale[0] = p->scale[1] = 1;
 }
 
 /* Points of one transform and how many transforms; 0 and 0 for an unknown or truncated plan. */

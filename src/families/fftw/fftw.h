@@ -114,6 +114,8 @@ typedef struct {
     const void *in;      /* the arrays this execute reads and writes: the plan's, or the new-array execute's */
     void *out;
     int64_t shape[GS_FFTW_DIMS_MAX]; /* the logical sizes, for the log (describe) */
+    double scale[2];     /* the factors of the output's real and imaginary parts, applied on the device before it
+                          * is copied back: NumPy's norm and ihfft's conjugate (arrays.c); {1, 1} for FFTW's */
 } gs_fftw_t;
 
 /* Fills p for an execute of plan through entry e, called from caller (the entry's return address); in and out

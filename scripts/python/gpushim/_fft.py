@@ -1,0 +1,183 @@
+"""The Python layer's FFTs: numpy.fft's transforms handed whole to libgpushim's gpushim_fft (include/gpushim.h),
+which describes each as the FFTW family's geometry on the arrays as they are laid out and runs it through the same
+policy, log, cuFFT plan cache and CPU fallback as the FFTW executes it interposes, NumPy's norm applied to the
+output on the device.
+
+One wrapper shape (gpushim/_linalg.py's) and one table (WRAPPED).  A function's plan reads its arguments into
+the C entry's operation, input, fresh output (or the caller's out), axes and factor; a call the plan does not take
+(n or s that pad or crop, repeated axes, more than three axes, a subclass, a dtype other than float32, float64,
+complex64, complex128 and the integers NumPy transforms as float64, fewer points than the library's policy would
+ever take to the GPU) or that the library does not do goes to the original function with the original arguments,
+so that results and errors are NumPy's own.  gpushim_hook imports this module when numpy.fft has just been
+imported, for wrap_module."""
+import ctypes
+import math
+import operator
+
+import numpy as np
+
+from gpushim._linalg import _Array, _describe, _wrap
+
+_NORMS = (None, "backward", "ortho", "forward")
+# The C entry's operations: (transform's input complex, output complex, inverse direction for the norm).
+_OPS = {"fft": (True, True, False), "ifft": (True, True, True), "rfft": (False, True, False),
+        "irfft": (True, False, True), "ihfft": (False, True, True)}
+_min_points = {}  # (operation, type character): gpushim_fft_min_points, for the process
+_lib = None
+
+
+def _axes(a, axes):
+    """axes as non-negative indexes, or None when one is out of range or repeated, or there are more than 3."""
+    axes = [operator.index(x) + (a.ndim if operator.index(x) < 0 else 0) for x in axes]
+    if not 1 <= len(axes) <= 3 or len(set(axes)) != len(axes) or not all(0 <= x < a.ndim for x in axes):
+        return None
+    return axes
+
+
+def _sizes(op, a, sizes, axes):
+    """The transform's logical sizes on the axes (the real side's, irfft's last one 2 (m - 1) by default), or None
+    when those asked for (None each for the default) would have NumPy pad or crop."""
+    n = [a.shape[x] for x in axes]
+    if op == "irfft":
+        n[-1] = 2 * (n[-1] - 1) if sizes[-1] is None else operator.index(sizes[-1])
+        if n[-1] // 2 + 1 != a.shape[axes[-1]]:
+            return None
+    if any(s is not None and operator.index(s) != d for s, d in zip(sizes, n)) or min(n) < 2:
+        return None
+    return n
+
+
+def _type(a, cin):
+    """The transform's type character, NumPy's promotion of a's dtype (an integer or boolean array is transformed as
+    float64), or None where the layer does not take it."""
+    t = "d" if a.dtype.kind in "biu" else a.dtype.char
+    return t if t in "fdFD" and a.dtype.isnative and (cin or t in "fd") else None
+
+
+def _input(a, t, cin):
+    """The transform's input: a, or a copy where NumPy's cast or the library needs one (a complex input from a real
+    one, a stride that is not positive)."""
+    want = np.result_type(t, 1j) if cin else np.dtype(t)
+    x = a if a.dtype == want else a.astype(want)
+    return x.copy(order="K") if any(s <= 0 for s, d in zip(x.strides, x.shape) if d > 1) else x
+
+
+def _job(op, a, sizes, axes, norm, out):
+    """The C entry's call for op on the axes of a: (op, input, output, axes, factor, finish) where finish() gives the
+    result once the call is done; or None.  sizes are the logical sizes asked for (None each for NumPy's default),
+    norm NumPy's, out the caller's array or None."""
+    cin, cout, inverse = _OPS[op]
+    if type(a) is not np.ndarray or a.ndim > 8 or norm not in _NORMS or (axes := _axes(a, axes)) is None or \
+            (n := _sizes(op, a, sizes, axes)) is None:
+        return None
+    shape = list(a.shape)
+    if cin != cout:  # the complex side has n // 2 + 1 on the last axis
+        shape[axes[-1]] = n[-1] if cin else n[-1] // 2 + 1
+    t = _type(a, cin)
+    if t is None or math.prod(shape if cin and not cout else a.shape) < _least(op, t):
+        return None
+    ctype = np.result_type(t, 1j)
+    want = ctype if cout else np.dtype(ctype.char.lower())
+    if out is None:
+        y = np.empty_like(a, shape=shape, dtype=want)
+    elif type(out) is np.ndarray and out.dtype == want and list(out.shape) == shape and out.flags.writeable:
+        y = out if not np.may_share_memory(a, out) else np.empty_like(out)  # NumPy's ufunc reads a before writing
+    else:
+        return None
+    x = _input(a, t, cin)
+    points = math.prod(n)
+    scale = 1 / math.sqrt(points) if norm == "ortho" else 1 / points if (norm == "forward") != inverse else 1.0
+    return op, x, y, axes, scale, (lambda: y) if out is None or y is out else (lambda: (np.copyto(out, y), out)[1])
+
+
+def _least(op, t):
+    least = _min_points.get((op, t))
+    if least is None:
+        least = _min_points[(op, t)] = _lib.gpushim_fft_min_points(op.encode(), t.encode())
+    return least
+
+
+def _small(op, a):
+    """Whether a is not an array, or one whose transforms have too few points for the library (a c2r's output has
+    at most twice the input's): the quick answer for the many small calls."""
+    return type(a) is not np.ndarray or 2 * a.size < _least(op, a.dtype.char if a.dtype.char in "fdFD" else "d")
+
+
+# ---- the plans: each takes the original's arguments and gives _job's call, or None ----------------------------
+
+def _one(op):
+    def plan(a, n=None, axis=-1, norm=None, out=None):
+        return None if _small(op, a) else _job(op, a, [n], [axis], norm, out)
+    return plan
+
+
+def _nd(op, default_axes, takes_out=True):
+    """The n-dimensional transforms: s and axes as NumPy's _cook_nd_args reads them (-1 in s: the input's size),
+    where it warns (s without axes, None in s) left to the original; ifft2 and irfft2 ignore out, so a call with
+    one is theirs."""
+    def plan(a, s=None, axes=default_axes, norm=None, out=None):
+        if _small(op, a) or (s is not None and (axes is None or None in s)) or (out is not None and not takes_out):
+            return None
+        axes = list(range(a.ndim)) if axes is None else list(axes)
+        s = [None] * len(axes) if s is None else list(s)
+        if len(s) != len(axes):
+            return None
+        s = [a.shape[x] if v == -1 else v for v, x in zip(s, axes)]
+        return _job(op, a, s, axes, norm, out)
+    return plan
+
+
+WRAPPED = (
+    ("fft", _one("fft")),
+    ("ifft", _one("ifft")),
+    ("rfft", _one("rfft")),
+    ("irfft", _one("irfft")),
+    ("ihfft", _one("ihfft")),
+    ("fftn", _nd("fft", None)),
+    ("ifftn", _nd("ifft", None)),
+    ("rfftn", _nd("rfft", None)),
+    ("irfftn", _nd("irfft", None)),
+    ("fft2", _nd("fft", (-2, -1))),
+    ("ifft2", _nd("ifft", (-2, -1), takes_out=False)),
+    ("rfft2", _nd("rfft", (-2, -1))),
+    ("irfft2", _nd("irfft", (-2, -1), takes_out=False)),
+)
+
+
+def _run(entry):
+    """run for the one wrapper shape (gpushim/_linalg.py's _wrap): the job through gpushim_fft, then finish()."""
+    def run(name, job):
+        op, x, y, axes, scale, finish = job
+        done = entry(name, op.encode(), _describe(x), _describe(y), len(axes), (ctypes.c_int * len(axes))(*axes),
+                     scale)
+        return finish() if done else NotImplemented
+    return run
+
+
+def _entry():
+    """gpushim_fft in this process (preloaded, or loaded by import gpushim), or None."""
+    global _lib
+    lib = ctypes.CDLL(None)
+    try:
+        f, least = lib.gpushim_fft, lib.gpushim_fft_min_points
+    except AttributeError:
+        return None
+    f.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Array), ctypes.POINTER(_Array), ctypes.c_int,
+                  ctypes.POINTER(ctypes.c_int), ctypes.c_double]
+    f.restype = ctypes.c_int
+    least.argtypes, least.restype = [ctypes.c_char_p, ctypes.c_char], ctypes.c_int64
+    _lib = lib
+    return f
+
+
+def wrap_module(module):
+    """Puts the wrappers of WRAPPED's functions into numpy.fft (once), NumPy 2's: NumPy 1 transforms every dtype in
+    double precision, and its numpy.fft is left as it is."""
+    entry = _entry()
+    if entry is None or int(np.__version__.split(".")[0]) < 2:
+        return
+    for fn, plan in WRAPPED:
+        original = getattr(module, fn, None)
+        if original is None or hasattr(original, "_gpushim_original"):
+            continue
+        setattr(module, fn, _wrap(_run(entry), original, f"{module.__name__}.{fn}", plan))

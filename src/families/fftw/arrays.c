@@ -1,0 +1,186 @@
+/* FFTs of arrays as NumPy holds them (gpushim_fft, include/gpushim.h), for the Python layer
+ * (scripts/python/gpushim/_fft.py).  A call is described as the FFTW family's geometry, with no FFTW plan: the
+ * transformed axes as the guru interface's dimensions and the others as its howmany dimensions, strides in
+ * elements; it runs through the one dispatcher with the family's descriptor, so that the layout code, the policy,
+ * the log and cuFFT's plans, cached by geometry (backend/cuda_fft_plans.c), are those of an FFTW execute.  NumPy's
+ * norm is a factor the backend applies to the output on the device.  A call the dispatcher leaves to the CPU is not
+ * done, and not logged: the caller's original function runs. */
+#include <math.h>
+#include <string.h>
+
+#include "gpushim.h"
+#include "families/fftw/fftw.h"
+
+/* The operations: name, kind, sign, and the factor of the output's imaginary parts against its real parts'
+ * (ihfft is rfft conjugated). */
+static const struct {
+    const char *name;
+    uint8_t kind;
+    int8_t sign, conj;
+} gs_fa_ops[] = {
+    {"fft", GS_FFTW_DFT, -1, 1},  {"ifft", GS_FFTW_DFT, 1, 1},    {"rfft", GS_FFTW_R2C, -1, 1},
+    {"irfft", GS_FFTW_C2R, 1, 1}, {"ihfft", GS_FFTW_R2C, -1, -1},
+};
+
+/* The operation called op, or -1. */
+static int gs_fa_op(const char *op)
+{
+    for (int i = 0; op && i < (int)(sizeof gs_fa_ops / sizeof gs_fa_ops[0]); i++)
+        if (strcmp(op, gs_fa_ops[i].name) == 0)
+            return i;
+    return -1;
+}
+
+/* The precision of a transform (FFTW's: its complex type) from an array's type character, or -1. */
+static int gs_fa_prec(char t)
+{
+    return t == 'f' || t == 'F' ? GS_P_C : t == 'd' || t == 'D' ? GS_P_Z : -1;
+}
+
+/* The entry of kind in precision prec whose routine the policy and the log name: its first spelling.  The CPU
+ * side is the caller's own function, so no library need define it (the family's own_cpu). */
+static int gs_fa_entry(int kind, int prec)
+{
+    int op = kind == GS_FFTW_DFT ? GS_OP_fftdft : kind == GS_FFTW_R2C ? GS_OP_fftr2c : GS_OP_fftc2r;
+    for (unsigned e = 0; e < GS_NENTRIES; e++)
+        if (gs_routines[gs_entries[e].routine].op == op && gs_routines[gs_entries[e].routine].prec == prec)
+            return (int)e;
+    return -1;
+}
+
+/* Whether x is of type character want (upper case complex), aligned to its reals, of ndim dimensions. */
+static bool gs_fa_typed(const gpushim_array_t *x, int prec, bool complex, int ndim)
+{
+    char want = (char)(prec == GS_P_Z ? 'd' : 'f') - (complex ? 'a' - 'A' : 0);
+    return x->dtype == want && x->data && (uintptr_t)x->data % (gs_prec_size(prec) / 2) == 0 && x->ndim == ndim;
+}
+
+/* Dimension d of in and out as a geometry's dimension, into *dim: the logical size (the real side's, on the
+ * last transformed axis of r2c and c2r) and the strides in elements of each side; false when the sizes do not
+ * match or a stride is not a positive multiple of the element (one of size 1 is not looked at). */
+static bool gs_fa_dim(const gs_fftw_geom_t *g, const gpushim_array_t *in, const gpushim_array_t *out, int d,
+                      bool last, gs_fftw_dim_t *dim)
+{
+    int64_t rs = (int64_t)gs_prec_size(g->prec) / 2, ni = in->shape[d], no = out->shape[d];
+    int64_t ies = g->kind == GS_FFTW_R2C ? rs : 2 * rs, oes = g->kind == GS_FFTW_C2R ? rs : 2 * rs;
+    bool half = last && g->kind != GS_FFTW_DFT; /* the complex side has n / 2 + 1 */
+    int64_t n = half && g->kind == GS_FFTW_C2R ? no : ni, other = g->kind == GS_FFTW_R2C ? no : ni;
+    if (n < 1 || (half ? other != n / 2 + 1 : ni != no))
+        return false;
+    int64_t si = in->strides[d], so = out->strides[d];
+    if (n > 1 && (si <= 0 || so <= 0 || si % ies || so % oes))
+        return false;
+    *dim = (gs_fftw_dim_t){n, n > 1 ? si / ies : 0, n > 1 ? so / oes : 0};
+    return true;
+}
+
+/* g from the arrays: the axes (distinct, each of more than one point) in their order, the last one the real
+ * side's halved axis of r2c and c2r, then the other dimensions of more than one element, outermost first. */
+static bool gs_fa_geom(gs_fftw_geom_t *g, int i, const gpushim_array_t *in, const gpushim_array_t *out, int naxes,
+                       const int *axes)
+{
+    int kind = gs_fa_ops[i].kind, prec = gs_fa_prec(in->dtype), nd = in->ndim;
+    if (prec < 0 || nd < 1 || nd > GPUSHIM_MAX_DIMS || naxes < 1 || naxes > 3 || !axes ||
+        !gs_fa_typed(in, prec, kind != GS_FFTW_R2C, nd) || !gs_fa_typed(out, prec, kind != GS_FFTW_C2R, nd))
+        return false;
+    memset(g, 0, sizeof *g);
+    g->kind = (uint8_t)kind, g->prec = (uint8_t)prec, g->sign = gs_fa_ops[i].sign;
+    g->in = in->data, g->out = out->data, g->inplace = in->data == out->data;
+    bool axis[GPUSHIM_MAX_DIMS] = {false};
+    for (int j = 0; j < naxes; j++) {
+        int d = axes[j];
+        if (d < 0 || d >= nd || axis[d] || !gs_fa_dim(g, in, out, d, j == naxes - 1, &g->dims[j]) ||
+            g->dims[j].n < 2)
+            return false;
+        axis[d] = true;
+    }
+    g->rank = naxes;
+    for (int d = 0; d < nd; d++) {
+        gs_fftw_dim_t dim;
+        if (axis[d])
+            continue;
+        if (!gs_fa_dim(g, in, out, d, false, &dim))
+            return false;
+        if (dim.n > 1)
+            g->dims[g->rank + g->howmany_rank++] = dim;
+    }
+    gs_fftw_geom_finish(g);
+    return true;
+}
+
+/* The FFTW family's checks, and one of this entry's own: a scaled output is scaled on the device over its whole
+ * span, which must then hold nothing but the output's elements. */
+static const char *gs_fa_check(gs_call_t *c, const void *args)
+{
+    const gs_fftw_t *p = args;
+    if ((p->scale[0] != 1 || p->scale[1] != 1) && (p->g.gaps || (p->g.inplace && p->g.kind != GS_FFTW_DFT)))
+        return "a scaled output with gaps";
+    return gs_fftw_family.check(c, args);
+}
+
+static void gs_fa_describe(gs_call_t *c, const void *args)
+{
+    gs_fftw_family.describe(c, args);
+}
+
+static void gs_fa_operands(const void *args, gs_operands_t *o)
+{
+    gs_fftw_family.operands(args, o);
+}
+
+static const gs_family_t gs_fft_arrays_family = {
+    .describe = gs_fa_describe,
+    .check = gs_fa_check,
+    .operands = gs_fa_operands,
+    .own_cpu = true,
+};
+
+GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, const gpushim_array_t *out,
+                          int naxes, const int *axes, double scale)
+{
+    int i = gs_fa_op(op), e;
+    gs_fftw_t p;
+    memset(&p, 0, sizeof p);
+    if (i < 0 || !in || !out || !(scale > 0) || !isfinite(scale) || !gs_fa_geom(&p.g, i, in, out, naxes, axes) ||
+        (e = gs_fa_entry(p.g.kind, p.g.prec)) < 0)
+        return 0;
+    p.op = gs_routines[gs_entries[e].routine].op;
+    p.known = true;
+    p.in = in->data, p.out = out->data;
+    p.scale[0] = scale, p.scale[1] = scale * gs_fa_ops[i].conj;
+    gs_call_t call;
+    bool done = gs_dispatch(&call, (unsigned)e, &gs_fft_arrays_family, &p) == GS_RUN_DONE;
+    /* Not done: the original function makes the call. */
+    if (!done)
+        call.timed = false, call.t_pred = 0;
+    call.api = api;
+    gs_call_end(&call);
+    return done;
+}
+
+/* Whether the policy would let a transform of operation i (entry e) on points points go to the GPU, its flops
+ * the most such points have: one transform of them all (5 N log2 N, halved for r2c and c2r, as the family's). */
+static bool gs_fa_wanted(int i, int e, int64_t points)
+{
+    double n = (double)points;
+    gs_call_t c = {.routine = gs_entries[e].routine, .flops = 5 * n * log2(n)};
+    if (gs_fa_ops[i].kind != GS_FFTW_DFT)
+        c.flops /= 2;
+    return gs_policy_decide(&c, gs_backend->op[gs_routines[c.routine].op] != NULL) == GS_WHERE_GPU;
+}
+
+GS_EXPORT int64_t gpushim_fft_min_points(const char *op, char dtype)
+{
+    gs_init();
+    int i = gs_fa_op(op), prec = gs_fa_prec(dtype), e = i < 0 || prec < 0 ? -1 : gs_fa_entry(gs_fa_ops[i].kind, prec);
+    int64_t hi = 2, lo;
+    while (e >= 0 && hi <= (INT64_C(1) << 40) && !gs_fa_wanted(i, e, hi))
+        hi *= 2;
+    if (e < 0 || hi > (INT64_C(1) << 40))
+        return INT64_MAX;
+    for (lo = hi / 2; hi - lo > 1;) { /* the least lies in (lo, hi] */
+        int64_t mid = lo + (hi - lo) / 2;
+        *(gs_fa_wanted(i, e, mid) ? &hi : &lo) = mid;
+    }
+    return hi;
+}

@@ -1,0 +1,219 @@
+"""The Python layer's FFTs (scripts/python/gpushim/_fft.py) against numpy.fft's own functions, in one process: a
+random sample of every wrapped function over shapes, axes, n and s, norms, dtypes (those the layer takes and some
+it does not), layouts (C and Fortran order, strided and transposed views, reversed, big-endian) and out, and the
+error cases.  Each result must have the original's type, dtype, shape and strides, and values within FFT rounding
+of the original's: a relative L2 error at most 8 eps log2(N + 1), N the points of one transform, as
+tests/progs/fft_diff.c's tolerance; a call the library does not do (fewer points than its policy takes) must
+give the original's result bit for bit.  The inputs must be left as they were, and errors be the original's.
+Prints one line per case that differs and a count; exit status 1 if any.
+
+usage: python pyfft.py [SEED [COUNT [--corrupt]]]   (with the layer on: import gpushim first, or gpushim.pth under
+LD_PRELOAD); --corrupt: the test's own check, the layer's factor made wrong by a thousandth, which must fail every
+case the library does."""
+import inspect
+import math
+import sys
+import warnings
+
+import numpy as np
+
+from gpushim import _fft
+
+seed = int(sys.argv[1]) if len(sys.argv) > 1 else 49
+count = int(sys.argv[2]) if len(sys.argv) > 2 else 600
+rng = np.random.default_rng(seed)
+if "--corrupt" in sys.argv:
+    _job = _fft._job
+
+    def _wrong(*args):
+        job = _job(*args)
+        return job and job[:4] + (job[4] * 1.001,) + job[5:]
+    _fft._job = _wrong
+bad, cases = [], 0
+ONE = ("fft", "ifft", "rfft", "irfft", "ihfft")
+TWO = ("fft2", "ifft2", "rfft2", "irfft2")
+ND = ("fftn", "ifftn", "rfftn", "irfftn")
+SIZES = (2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 45, 64, 97, 128)
+
+
+def data(shape, dt):
+    a = rng.standard_normal(shape)
+    if np.dtype(dt).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dt)
+
+
+def laid_out(a, how):
+    """a's values in layout how: C, F, a strided view into a larger array, a transposed view, reversed."""
+    if how == "F":
+        return np.asfortranarray(a)
+    if how == "strided":
+        big = np.zeros(tuple(2 * d + 1 for d in a.shape), a.dtype)
+        v = big[tuple(slice(1, None, 2) for _ in a.shape)]
+        v[...] = a
+        return v
+    if how == "transposed":
+        return np.ascontiguousarray(a.T).T
+    if how == "reversed":
+        return a[..., ::-1]
+    return a
+
+
+def tolerance(x, points):
+    eps = np.finfo(x.dtype).eps
+    return 8 * eps * math.log2(points + 1)
+
+
+def compare(r1, r2, points, exact):
+    """Why r1 is not r2: type, dtype, shape, strides, and values bit for bit (exact) or within the tolerance."""
+    if type(r1) is not type(r2):
+        return f"type {type(r1).__name__} against {type(r2).__name__}"
+    if r1.dtype != r2.dtype or r1.shape != r2.shape or r1.strides != r2.strides:
+        return f"{r1.dtype} {r1.shape} {r1.strides} against {r2.dtype} {r2.shape} {r2.strides}"
+    if exact:
+        same = np.array_equal(r1, r2, equal_nan=True) and (r1.dtype.char in "gG" or r1.tobytes() == r2.tobytes())
+        return None if same else "not the original's bit for bit"  # long double's padding bytes are not its value
+    err = np.linalg.norm((r1 - r2).ravel()) / max(np.linalg.norm(r2.ravel()), np.finfo(r2.dtype).tiny)
+    tol = tolerance(r1, points)
+    return None if err <= tol else f"relative error {err:.3g} above {tol:.3g}"
+
+
+def case(name, fname, a, kwargs, points=2, total=None, out=None):
+    """numpy.fft.fname (wrapped) against its original; points: of one transform, for the tolerance; total: the
+    call's points, below which the layer must leave the call to the original (None: it must, whatever the size);
+    out: a function making the out argument, a fresh one for each call."""
+    global cases
+    cases += 1
+    f = getattr(np.fft, fname)
+    before = np.array(a, copy=True)
+    results = []
+    for g in (f, f._gpushim_original):
+        kw = dict(kwargs, out=out()) if out else kwargs
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                r = ("ok", g(a, **kw))
+            except Exception as e:  # noqa: BLE001 (compared below)
+                r = ("raised", e)
+        if out and r[0] == "ok" and r[1] is not kw["out"] and fname not in ("ifft2", "irfft2"):
+            bad.append(f"{name}: the result is not out")
+        results.append(r + (sorted((str(x.category), str(x.message)) for x in w),))
+    (k1, r1, w1), (k2, r2, w2) = results
+    t = getattr(a, "dtype", np.dtype("O"))
+    c = "d" if t.kind in "biu" else t.char  # NumPy transforms integers as float64
+    least = _fft._least(_fft_op(fname), c) if c in "fdFD" and t.isnative else math.inf
+    if k1 != k2:
+        why = f"{k1} {r1!r} against {k2} {r2!r}"
+    elif k1 == "raised":
+        why = None if (type(r1), str(r1)) == (type(r2), str(r2)) else f"raised {r1!r} against {r2!r}"
+    else:
+        why = compare(r1, r2, points, total is None or total < least)
+    if not why and not (np.array_equal(a, before, equal_nan=True) and np.asarray(a).tobytes() == before.tobytes()):
+        why = "the input changed"
+    if not why and w1 != w2:
+        why = f"warnings {w1} against {w2}"
+    if why:
+        bad.append(f"{name}: {why}")
+
+
+def _fft_op(fname):
+    """The C entry's operation of a numpy.fft function (fftn and fft2 are fft's, ...)."""
+    return fname.rstrip("n2")
+
+
+def random_case(i):
+    fname = rng.choice(ONE + TWO + ND)
+    real_in = fname.startswith("r") or fname == "ihfft"
+    dt = rng.choice(["f", "d"] if real_in else ["f", "d", "F", "D"])
+    nd = int(rng.integers(1 if fname in ONE or fname in ND else 2, 5))
+    shape = [int(rng.choice(SIZES)) for _ in range(nd)]
+    while math.prod(shape) > 40000:
+        shape[int(rng.integers(nd))] = 2
+    how = str(rng.choice(["C", "F", "strided", "transposed", "reversed"], p=[0.35, 0.2, 0.2, 0.2, 0.05]))
+    a = laid_out(data(shape, dt), how)
+    norm = rng.choice([None, "backward", "ortho", "forward"])
+    kw = {} if norm is None else {"norm": str(norm)}
+    if fname in ONE:
+        ax = int(rng.integers(-nd, nd))
+        kw["axis"] = ax
+        axes = [ax % nd]
+        if rng.random() < 0.15:
+            kw["n"] = shape[ax % nd] + int(rng.choice([-1, 1, 2]))  # crop or pad: the original's
+    else:
+        k = int(rng.integers(1, min(nd, 3) + 1)) if fname in ND else 2
+        axes = [int(x) for x in rng.permutation(nd)[:k]]
+        if fname in TWO and rng.random() < 0.5:
+            axes = None if rng.random() < 0.5 else axes
+        if fname in ND and rng.random() < 0.2:
+            axes = None
+        if axes is not None or fname in ND:
+            kw["axes"] = axes
+        axes = axes if axes is not None else (list(range(nd)) if fname in ND else [nd - 2, nd - 1])
+        if rng.random() < 0.2 and kw.get("axes") is not None:
+            kw["s"] = [shape[x] for x in axes]  # as the input's: the layer's
+    n = [shape[x] for x in axes]
+    total = math.prod(shape)
+    if fname.startswith("irfft"):
+        n[-1] = 2 * (n[-1] - 1)
+        total = total // shape[axes[-1]] * n[-1]
+    out = None
+    if rng.random() < 0.15 and fname not in ("ifft2", "irfft2"):
+        ref = getattr(np.fft, fname)._gpushim_original(a, **kw)
+        how_out = str(rng.choice(["C", "F", "strided"]))
+        out = lambda: laid_out(np.zeros_like(ref, order="C"), how_out)  # noqa: E731
+    case(f"#{i} {fname} {dt} {tuple(shape)} {how} {kw.get('axes', kw.get('axis'))} "
+         f"n/s={kw.get('n', kw.get('s'))} {norm} out={out is not None}", fname, a, kw, max(math.prod(n), 2), total,
+         out)
+
+
+def fixed_cases():
+    big = data((64, 4096), "D")  # above the default policy's threshold
+    case("fft big", "fft", big, {}, 4096, big.size)
+    case("fft big, out", "fft", big, {"axis": 0}, 64, big.size, out=lambda: np.zeros(big.shape, "D", order="F"))
+    case("rfft2 big", "rfft2", big.real.copy(), {"norm": "ortho"}, big.size, big.size)
+    case("irfft big F", "irfft", np.asfortranarray(big[:, :2049]), {"norm": "forward"}, 4096, big.size)
+    x = data((8, 16), "D")
+    for kw in ({"norm": "bogus"}, {"n": 0}, {"axis": 2}, {"n": 4.0}, {"axis": 1.0}):
+        case(f"fft {kw}", "fft", x, kw)
+    for kw in ({"axes": (0, 0)}, {"s": (8, 16)}, {"s": (8, None), "axes": (0, 1)}, {"axes": (0, 5)},
+               {"s": (8,), "axes": (0, 1)}):
+        case(f"fftn {kw}", "fftn", x, kw)
+    case("fftn s -1", "fftn", x, {"axes": (0, 1), "s": (-1, 16)}, x.size, x.size)
+    case("ifft2 out (ignored by NumPy)", "ifft2", x, {}, out=lambda: np.zeros((8, 16), "D"))
+    case("fft out of another dtype", "fft", x, {}, out=lambda: np.zeros((8, 16), "F"))
+    case("fft out of another shape", "fft", x, {}, out=lambda: np.zeros((8, 15), "D"))
+    global cases
+    cases += 1
+    x1, x2 = big.copy(), big.copy()
+    r1, r2 = np.fft.fft(x1, out=x1), np.fft.fft._gpushim_original(x2, out=x2)
+    why = compare(r1, r2, 4096, False)
+    if r1 is not x1 or why:
+        bad.append(f"fft in place (out the input): {why or 'the result is not out'}")
+    for dt in ("i8", "e", "g", ">f8", ">c16", "?"):
+        case(f"fft {dt}", "fft", (data((4, 64), "d") * 10).astype(dt), {}, 64, 256)
+        case(f"rfftn {dt}", "rfftn", (data((4, 64), "d") * 10).astype(dt), {}, 256, 256)
+    case("rfft complex", "rfft", x, {})
+    case("fft a list", "fft", [1.0, 2.0, 3.0], {}, 3)
+    case("fft one point", "fft", data((5, 1), "D"), {}, 2)
+    case("fft empty", "fftn", np.zeros((0, 4), "D"), {"axes": [1]})
+    case("fft 4 axes", "fftn", data((4, 4, 4, 4), "D"), {}, 256)
+
+
+def main():
+    fixed_cases()
+    for i in range(count):
+        random_case(i)
+    for fn, _ in _fft.WRAPPED:
+        f = getattr(np.fft, fn)
+        o = f._gpushim_original
+        if (f.__name__, f.__doc__, f.__module__, inspect.signature(f)) != (
+                o.__name__, o.__doc__, o.__module__, inspect.signature(o)):
+            bad.append(f"numpy.fft.{fn}: name, docstring, module or signature differs from the original's")
+    for line in bad:
+        print("pyfft:", line)
+    print(f"pyfft: {cases} cases, {len(bad)} differ")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

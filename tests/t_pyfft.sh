@@ -1,0 +1,75 @@
+# The Python layer's FFTs (scripts/python/gpushim/_fft.py, the C entry gpushim_fft): a random sample of numpy.fft's
+# wrapped functions over shapes, axes, n and s, norms, dtypes, layouts and out against the originals, forced onto
+# the GPU path and by default (tests/py/pyfft.py: results within FFT rounding, bit for bit where the library leaves
+# the call to NumPy; dtype, shape and strides the original's; inputs unchanged; errors the original's); a wrong
+# factor fails the sample; the log names the calls by their Python names, with the program's line as the site;
+# GPUSHIM_PYTHON=0 gives no layer; NumPy's own fft suite with the layer on and every call forced passes as without
+# it.  PYFFT_SEED (default 49) and PYFFT_COUNT (default 800) choose another sample.
+. "$(dirname "$0")/lib.sh"
+NP2=$ROOT/build/venv-np2/bin/python
+have "build/venv-np2 (NumPy 2.x, pytest)" $NP2 -c 'import numpy, pytest' || { finish; exit 1; }
+SEED=${PYFFT_SEED:-49}
+N=${PYFFT_COUNT:-800}
+
+# The layer through `import gpushim` (tests/t_pylayer.sh tests every way in): pyfft.py imports it, and so does
+# this command before pytest.
+PYP="env PYTHONPATH=$ROOT/scripts/python"
+PYTEST="$NP2 -c 'import gpushim, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))'"
+
+# pyfft MODE NAME [ARGS...]: the sample under GPUSHIM_OFFLOAD=MODE, into $W/NAME.{out,err,log}.
+pyfft() {
+    mode=$1 name=$2
+    shift 2
+    standin_reset
+    (cd $W && shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/$name.log $PYP $NP2 $ROOT/tests/py/pyfft.py $SEED $N "$@" \
+        >$W/$name.out 2>$W/$name.err)
+}
+for mode in always auto; do
+    pyfft $mode $mode
+    check "$mode: every case as the original's ($(tail -n 1 $W/$mode.out))" \
+        sh -c "grep -q ' 0 differ' $W/$mode.out && [ ! -s $W/$mode.err ]"
+    sed -n '/differ$/!s/^/    /p' $W/$mode.out | head -n 5
+    check "$mode: no stand-in violation" test "$(standin violations)" = 0
+done
+for f in fft ifft rfft irfft ihfft fftn ifftn rfftn irfftn fft2 ifft2 rfft2 irfft2; do
+    check "forced: numpy.fft.$f on the GPU, by its Python name, the program's line its site" \
+        sh -c "[ $(count $W/always.log -- where=gpu symbol=numpy.fft.$f 'site=pyfft.py:*') -gt 0 ] &&
+            [ $(count $W/always.log -- symbol=numpy.fft.$f 'site=*_fft*') = 0 ]"
+done
+check "a call the library does not do is not logged by its Python name" \
+    test "$(count $W/always.log $W/auto.log -- 'symbol=numpy.fft.*' where=cpu)" = 0
+printf 'import gpushim\nimport numpy as np\nfor i in range(3):\n    np.fft.fft2(np.ones((2048, 2048), "D"))\n' \
+    >$W/big.py
+(cd $W && shim GPUSHIM_LOG=$W/big.log $PYP $NP2 big.py >$W/big.out 2>&1)
+check "by default: a 2048 x 2048 fft2 on the GPU by the policy, as numpy.fft.fft2" \
+    test "$(count $W/big.log -- symbol=numpy.fft.fft2 where=gpu)" = 3
+pyfft always corrupt --corrupt
+d=$(sed -n 's/.* \([0-9]*\) differ$/\1/p' $W/corrupt.out)
+g=$(count $W/corrupt.log -- where=gpu 'symbol=numpy.fft.*')
+check "a factor a thousandth off fails every case the library did ($d differ, $g transforms on the GPU)" \
+    sh -c "[ '$d' -gt $((N / 2)) ] && [ '$d' -le '$g' ]"
+
+printf 'import gpushim\nimport numpy as np\nprint(hasattr(np.fft.fft, "_gpushim_original"))\n' >$W/probe.py
+for off in 1 0; do
+    (cd $W && shim GPUSHIM_PYTHON=$off $PYP $NP2 probe.py >$W/probe.$off 2>&1)
+done
+(cd $W && shim $PYP $ROOT/build/venv-np1/bin/python probe.py >$W/probe.np1 2>&1)
+check "import gpushim: numpy.fft wrapped; not with GPUSHIM_PYTHON=0, nor NumPy 1.26's (all in double precision)" \
+    sh -c "[ \"\$(cat $W/probe.1)\" = True ] && [ \"\$(cat $W/probe.0)\" = False ] &&
+        [ \"\$(cat $W/probe.np1)\" = False ]"
+
+# NumPy's fft suite with the layer on, every call forced, against the suite without the library.
+(cd $W && $NP2 -m pytest -q -rf -p no:cacheprovider --pyargs numpy.fft >numpy.ref 2>&1) &
+(cd $W && eval shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/numpy.log $PYP $PYTEST -q -rf -p no:cacheprovider \
+    --pyargs numpy.fft >numpy.out 2>&1)
+wait
+$PY tests/py/new_failures.py $W/numpy.ref $W/numpy.out >$W/numpy.cmp
+sed -n 's/^new //p' $W/numpy.cmp >$W/numpy.new
+check "numpy.fft's suite ran with the layer on ($(grep -E '[0-9]+ passed' $W/numpy.out | tail -n 1))" \
+    grep -qE '[0-9]+ passed' $W/numpy.out
+check "numpy.fft's suite: no test fails that passes without the layer" test ! -s $W/numpy.new
+sed "s/^/    new in numpy.fft: /" $W/numpy.new
+n=$(count $W/numpy.log -- 'symbol=numpy.fft.*' where=gpu)
+check "numpy.fft's suite: calls through the layer on the GPU path ($n)" test "$n" -gt 100
+check "no stand-in violation" test "$(standin violations)" = 0
+finish
