@@ -1,13 +1,14 @@
 """The Python layer's activation (gpushim/_linalg.py, gpushim/_fft.py): an import hook that puts the layer's
-wrappers into numpy.linalg, scipy.linalg and numpy.fft once each has been imported.  Installed by `import gpushim`
-and, where the package is installed, by gpushim.pth at every start of Python in a process with libgpushim.so
-preloaded (python -m gpushim, gpushim-run, LD_PRELOAD): elsewhere the .pth line costs a look at LD_PRELOAD.  A module
-of its own, outside the package, so that a start of Python imports neither the package nor NumPy.  GPUSHIM_PYTHON=0
-turns it off."""
+wrappers into numpy.linalg, scipy.linalg and numpy.fft, and its backend into scipy.fft, once each has been
+imported.  Installed by `import gpushim` and, where the package is installed, by gpushim.pth at every start of
+Python in a process with libgpushim.so preloaded (python -m gpushim, gpushim-run, LD_PRELOAD): elsewhere the .pth
+line costs a look at LD_PRELOAD.  A module of its own, outside the package, so that a start of Python imports
+neither the package nor NumPy.  GPUSHIM_PYTHON=0 turns it off."""
 import os
 import sys
 
-LAYERS = {"numpy.linalg": "_linalg", "scipy.linalg": "_linalg", "numpy.fft": "_fft"}  # module: the layer's module
+# Each module wrapped, and the layer's module that wraps it.
+LAYERS = {"numpy.linalg": "_linalg", "scipy.linalg": "_linalg", "numpy.fft": "_fft", "scipy.fft": "_fft"}
 MODULES = tuple(LAYERS)
 
 

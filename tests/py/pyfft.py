@@ -1,5 +1,6 @@
-"""The Python layer's FFTs (scripts/python/gpushim/_fft.py) against numpy.fft's own functions, in one process: a
-random sample of every wrapped function over shapes, axes, n and s, norms, dtypes (those the layer takes and some
+"""The Python layer's FFTs (scripts/python/gpushim/_fft.py) against numpy.fft's and scipy.fft's own functions, in
+one process: a random sample of every wrapped function, and of scipy.fft's through gpushim's backend (workers
+among the arguments), over shapes, axes, n and s, norms, dtypes (those the layer takes and some
 it does not), layouts (C and Fortran order, strided and transposed views, reversed, big-endian) and out, and the
 error cases.  Each result must have the original's type, dtype, shape and strides, and values within FFT rounding
 of the original's: a relative L2 error at most 8 eps log2(N + 1), N the points of one transform, as
@@ -16,6 +17,7 @@ import sys
 import warnings
 
 import numpy as np
+import scipy.fft
 
 from gpushim import _fft
 
@@ -25,8 +27,8 @@ rng = np.random.default_rng(seed)
 if "--corrupt" in sys.argv:
     _job = _fft._job
 
-    def _wrong(*args):
-        job = _job(*args)
+    def _wrong(*args, **kwargs):
+        job = _job(*args, **kwargs)
         return job and job[:4] + (job[4] * 1.001,) + job[5:]
     _fft._job = _wrong
 bad, cases = [], 0
@@ -78,16 +80,28 @@ def compare(r1, r2, points, exact):
     return None if err <= tol else f"relative error {err:.3g} above {tol:.3g}"
 
 
-def case(name, fname, a, kwargs, points=2, total=None, out=None):
-    """numpy.fft.fname (wrapped) against its original; points: of one transform, for the tolerance; total: the
-    call's points, below which the layer must leave the call to the original (None: it must, whatever the size);
-    out: a function making the out argument, a fresh one for each call."""
+def functions(fname, lib):
+    """numpy.fft's fname (wrapped) and its original, or scipy.fft's through gpushim's backend and past it."""
+    if lib == "numpy":
+        f = getattr(np.fft, fname)
+        return f, f._gpushim_original
+    f = getattr(scipy.fft, fname)
+
+    def original(*args, **kwargs):
+        with scipy.fft.skip_backend(_fft.Backend):
+            return f(*args, **kwargs)
+    return f, original
+
+
+def case(name, fname, a, kwargs, points=2, total=None, out=None, lib="numpy"):
+    """numpy.fft.fname (wrapped) against its original, or scipy.fft's (lib "scipy"); points: of one transform, for
+    the tolerance; total: the call's points, below which the layer must leave the call to the original (None: it
+    must, whatever the size); out: a function making the out argument, a fresh one for each call."""
     global cases
     cases += 1
-    f = getattr(np.fft, fname)
     before = np.array(a, copy=True)
     results = []
-    for g in (f, f._gpushim_original):
+    for g in functions(fname, lib):
         kw = dict(kwargs, out=out()) if out else kwargs
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
@@ -122,7 +136,8 @@ def _fft_op(fname):
 
 
 def random_case(i):
-    fname = rng.choice(ONE + TWO + ND)
+    lib = "scipy" if rng.random() < 0.4 else "numpy"
+    fname = str(rng.choice(ONE + TWO + ND))
     real_in = fname.startswith("r") or fname == "ihfft"
     dt = rng.choice(["f", "d"] if real_in else ["f", "d", "F", "D"])
     nd = int(rng.integers(1 if fname in ONE or fname in ND else 2, 5))
@@ -151,19 +166,25 @@ def random_case(i):
         axes = axes if axes is not None else (list(range(nd)) if fname in ND else [nd - 2, nd - 1])
         if rng.random() < 0.2 and kw.get("axes") is not None:
             kw["s"] = [shape[x] for x in axes]  # as the input's: the layer's
+        if lib == "scipy" and kw.get("axes") is not None and rng.random() < 0.2:
+            axes = list(range(nd - len(axes), nd))  # SciPy's s without axes: the last len(s) axes
+            kw["s"] = [shape[x] for x in axes]
+            kw.pop("axes")
+    if lib == "scipy" and rng.random() < 0.2:
+        kw["workers"] = 2
     n = [shape[x] for x in axes]
     total = math.prod(shape)
     if fname.startswith("irfft"):
         n[-1] = 2 * (n[-1] - 1)
         total = total // shape[axes[-1]] * n[-1]
     out = None
-    if rng.random() < 0.15 and fname not in ("ifft2", "irfft2"):
+    if lib == "numpy" and rng.random() < 0.15 and fname not in ("ifft2", "irfft2"):
         ref = getattr(np.fft, fname)._gpushim_original(a, **kw)
         how_out = str(rng.choice(["C", "F", "strided"]))
         out = lambda: laid_out(np.zeros_like(ref, order="C"), how_out)  # noqa: E731
-    case(f"#{i} {fname} {dt} {tuple(shape)} {how} {kw.get('axes', kw.get('axis'))} "
+    case(f"#{i} {lib} {fname} {dt} {tuple(shape)} {how} {kw.get('axes', kw.get('axis'))} "
          f"n/s={kw.get('n', kw.get('s'))} {norm} out={out is not None}", fname, a, kw, max(math.prod(n), 2), total,
-         out)
+         out, lib)
 
 
 def fixed_cases():

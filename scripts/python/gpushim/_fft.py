@@ -8,11 +8,13 @@ the C entry's operation, input, fresh output (or the caller's out), axes and fac
 (n or s that pad or crop, repeated axes, more than three axes, a subclass, a dtype other than float32, float64,
 complex64, complex128 and the integers NumPy transforms as float64, fewer points than the library's policy would
 ever take to the GPU) or that the library does not do goes to the original function with the original arguments,
-so that results and errors are NumPy's own.  gpushim_hook imports this module when numpy.fft has just been
-imported, for wrap_module."""
+so that results and errors are NumPy's own.  scipy.fft's transforms go through Backend, the same plans behind
+SciPy's backend protocol, where NotImplemented passes a call on to SciPy's own backend.  gpushim_hook imports this
+module when numpy.fft or scipy.fft has just been imported, for wrap_module."""
 import ctypes
 import math
 import operator
+import os
 
 import numpy as np
 
@@ -47,10 +49,10 @@ def _sizes(op, a, sizes, axes):
     return n
 
 
-def _type(a, cin):
+def _type(a, cin, scipy):
     """The transform's type character, NumPy's promotion of a's dtype (an integer or boolean array is transformed as
-    float64), or None where the layer does not take it."""
-    t = "d" if a.dtype.kind in "biu" else a.dtype.char
+    float64), and SciPy's (float16 as float32, too), or None where the layer does not take it."""
+    t = "d" if a.dtype.kind in "biu" else "f" if scipy and a.dtype.char == "e" else a.dtype.char
     return t if t in "fdFD" and a.dtype.isnative and (cin or t in "fd") else None
 
 
@@ -62,10 +64,10 @@ def _input(a, t, cin):
     return x.copy(order="K") if any(s <= 0 for s, d in zip(x.strides, x.shape) if d > 1) else x
 
 
-def _job(op, a, sizes, axes, norm, out):
+def _job(op, a, sizes, axes, norm, out, scipy=False):
     """The C entry's call for op on the axes of a: (op, input, output, axes, factor, finish) where finish() gives the
     result once the call is done; or None.  sizes are the logical sizes asked for (None each for NumPy's default),
-    norm NumPy's, out the caller's array or None."""
+    norm NumPy's, out the caller's array or None; scipy: SciPy's types and its output, always in C order."""
     cin, cout, inverse = _OPS[op]
     if type(a) is not np.ndarray or a.ndim > 8 or norm not in _NORMS or (axes := _axes(a, axes)) is None or \
             (n := _sizes(op, a, sizes, axes)) is None:
@@ -73,13 +75,13 @@ def _job(op, a, sizes, axes, norm, out):
     shape = list(a.shape)
     if cin != cout:  # the complex side has n // 2 + 1 on the last axis
         shape[axes[-1]] = n[-1] if cin else n[-1] // 2 + 1
-    t = _type(a, cin)
+    t = _type(a, cin, scipy)
     if t is None or math.prod(shape if cin and not cout else a.shape) < _least(op, t):
         return None
     ctype = np.result_type(t, 1j)
     want = ctype if cout else np.dtype(ctype.char.lower())
     if out is None:
-        y = np.empty_like(a, shape=shape, dtype=want)
+        y = np.empty(shape, want) if scipy else np.empty_like(a, shape=shape, dtype=want)
     elif type(out) is np.ndarray and out.dtype == want and list(out.shape) == shape and out.flags.writeable:
         y = out if not np.may_share_memory(a, out) else np.empty_like(out)  # NumPy's ufunc reads a before writing
     else:
@@ -127,6 +129,63 @@ def _nd(op, default_axes, takes_out=True):
     return plan
 
 
+def _sp_other(x, op, overwrite_x, workers, plan):
+    """Whether a scipy.fft call is SciPy's own: a small one, one that lets SciPy write x, one with a plan, or one
+    whose workers SciPy must reject (0, or fewer than minus the CPUs)."""
+    return _small(op, x) or overwrite_x or plan is not None or \
+        (workers is not None and not (operator.index(workers) > 0 or -(os.cpu_count() or 1) <= workers < 0))
+
+
+def _sp_one(op):
+    def take(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
+        return None if _sp_other(x, op, overwrite_x, workers, plan) else \
+            _job(op, x, [n], [axis], norm, None, scipy=True)
+    return take
+
+
+def _sp_nd(op, default_axes):
+    """SciPy's n-dimensional transforms: s and axes as its _init_nd_shape_and_axes reads them (one integer for a
+    list of one; s without axes for the last len(s) axes; -1 in s: the input's size)."""
+    def take(x, s=None, axes=default_axes, norm=None, overwrite_x=False, workers=None, *, plan=None):
+        if _sp_other(x, op, overwrite_x, workers, plan):
+            return None
+        s = None if s is None else [s] if np.ndim(s) == 0 else list(s)
+        if s is not None and len(s) > x.ndim:
+            return None
+        axes = list(range(x.ndim)) if axes is None and s is None else \
+            list(range(x.ndim - len(s), x.ndim)) if axes is None else [axes] if np.ndim(axes) == 0 else list(axes)
+        s = [None] * len(axes) if s is None else s
+        if len(s) != len(axes):
+            return None
+        return _job(op, x, [x.shape[a] if v == -1 else v for v, a in zip(s, axes)], axes, norm, None, scipy=True)
+    return take
+
+
+_SCIPY = {
+    "fft": _sp_one("fft"), "ifft": _sp_one("ifft"), "rfft": _sp_one("rfft"), "irfft": _sp_one("irfft"),
+    "ihfft": _sp_one("ihfft"), "fftn": _sp_nd("fft", None), "ifftn": _sp_nd("ifft", None),
+    "rfftn": _sp_nd("rfft", None), "irfftn": _sp_nd("irfft", None), "fft2": _sp_nd("fft", (-2, -1)),
+    "ifft2": _sp_nd("ifft", (-2, -1)), "rfft2": _sp_nd("rfft", (-2, -1)), "irfft2": _sp_nd("irfft", (-2, -1)),
+}
+
+
+class Backend:
+    """gpushim's backend of scipy.fft (its documented protocol): the transforms of _SCIPY that the plans take and
+    the library does; every other call NotImplemented, which passes it on to SciPy's own backend, registered after
+    this one, with the original arguments, workers included."""
+    __ua_domain__ = "numpy.scipy.fft"
+    run = None  # _run(gpushim_fft), set by wrap_module
+
+    @staticmethod
+    def __ua_function__(method, args, kwargs):
+        name = getattr(method, "__name__", None)
+        try:
+            job = _SCIPY[name](*args, **kwargs) if name in _SCIPY else None
+        except (TypeError, AttributeError, IndexError):  # arguments the plan does not take: SciPy's own
+            job = None
+        return NotImplemented if job is None else Backend.run(f"scipy.fft.{name}".encode(), job)
+
+
 WRAPPED = (
     ("fft", _one("fft")),
     ("ifft", _one("ifft")),
@@ -171,10 +230,17 @@ def _entry():
 
 
 def wrap_module(module):
-    """Puts the wrappers of WRAPPED's functions into numpy.fft (once), NumPy 2's: NumPy 1 transforms every dtype in
-    double precision, and its numpy.fft is left as it is."""
+    """numpy.fft: puts the wrappers of WRAPPED's functions into it (once), NumPy 2's: NumPy 1 transforms every dtype
+    in double precision, and its numpy.fft is left as it is.  scipy.fft: makes Backend its global backend, with
+    SciPy's own registered after it (once)."""
     entry = _entry()
     if entry is None or int(np.__version__.split(".")[0]) < 2:
+        return
+    if module.__name__ == "scipy.fft":
+        if Backend.run is None:
+            Backend.run = _run(entry)
+            module.set_global_backend(Backend)
+            module.register_backend("scipy")
         return
     for fn, plan in WRAPPED:
         original = getattr(module, fn, None)
