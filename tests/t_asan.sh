@@ -3,9 +3,9 @@
 # routine in every spelling, invalid arguments, guard bands around every output, threads, fork and nested fork,
 # the residency cache's hazards, host registration's, exits and destructors, several devices, sharing the
 # device, nested and inner calls, constructors, RTLD_LOCAL, the background bring-up, FFTW's planners, a sample of
-# random plans and FFTW's Fortran interface) and into NumPy, SciPy, pyFFTW and scikit-learn scripts, each run
-# twice: every call forced onto the GPU path (GPUSHIM_OFFLOAD=always) and by the default policy, every setting
-# left as a user leaves it.
+# random plans and FFTW's Fortran interface) and into NumPy, SciPy, pyFFTW and scikit-learn scripts (numpy.fft and
+# scipy.fft through the Python layer among them), each run twice: every call forced onto the GPU path
+# (GPUSHIM_OFFLOAD=always) and by the default policy, every setting left as a user leaves it.
 # The other tests see a wrong result; this one sees a read or write past a buffer, a use after free or a double
 # free in the library that happens to leave the results right.  ASan checks the library's accesses to the
 # program's heap and to its own, and the stand-in's copies into and out of its "device" memory, which is the
@@ -219,6 +219,7 @@ prog numpy_lapack npz $VPY tests/py/lapack_numpy.py @ 200
 prog lapack_more npz $VPY tests/py/lapack_more.py @
 prog svdvals npz $VPY tests/py/svdvals.py @ 1024
 prog pyfftw self $VPY tests/py/fftw_pyfftw.py
+prog pyfft self PYTHONPATH=$ROOT/scripts/python $VPY tests/py/pyfft.py 49 300
 prog sklearn npz $VPY tests/py/sklearn_models.py @ 2000 300
 
 echo "t_asan: $runs runs of $progs programs, $calls calls, $reports reports from ASan"

@@ -52,6 +52,21 @@ g=$(count $W/corrupt.log -- where=gpu 'symbol=*.fft.*')
 check "a factor a thousandth off fails every case the library did ($d differ, $g transforms on the GPU)" \
     sh -c "[ '$d' = '$g' ] && [ '$g' -gt $((N / 3)) ]"
 
+# Batched transforms split across two devices (the stand-in pretending to be 2), each part's output scaled.
+cat >$W/split.py <<'PY'
+import gpushim
+import numpy as np
+a = np.random.default_rng(3).standard_normal((512, 8192)) + 1j
+for f, x, kw in ((np.fft.fft, a, {"norm": "ortho"}), (np.fft.rfft, a.real.copy(), {"norm": "forward"}),
+                 (np.fft.ihfft, a.real.copy(), {}), (np.fft.fft, np.asfortranarray(a), {"axis": 0, "norm": "forward"})):
+    r, o = f(x, **kw), f._gpushim_original(x, **kw)
+    print(f.__name__, r.strides == o.strides and np.linalg.norm(r - o) / np.linalg.norm(o) < 1e-13)
+PY
+(cd $W && shim GPUSHIM_OFFLOAD=always GS_STANDIN_DEVICES=2 GPUSHIM_DEVICES=0,1 GPUSHIM_LOG=$W/split.log $PYP $NP2 \
+    split.py >$W/split.out 2>&1)
+check "two devices: batched transforms split, each part scaled, as NumPy's ($(grep -c True $W/split.out) of 4)" \
+    sh -c "[ \$(grep -c True $W/split.out) = 4 ] && [ $(count $W/split.log -- 'symbol=numpy.fft.*' devices=2) = 4 ]"
+
 cat >$W/probe.py <<'PY'
 import gpushim
 import numpy as np
