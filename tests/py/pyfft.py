@@ -1,12 +1,13 @@
 """The Python layer's FFTs (scripts/python/gpushim/_fft.py) against numpy.fft's and scipy.fft's own functions, in
 one process: a random sample of every wrapped function, and of scipy.fft's through gpushim's backend (workers
-among the arguments), over shapes, axes, n and s, norms, dtypes (those the layer takes and some
-it does not), layouts (C and Fortran order, strided and transposed views, reversed, big-endian) and out, and the
-error cases.  Each result must have the original's type, dtype, shape and strides, and values within FFT rounding
-of the original's: a relative L2 error at most 8 eps log2(N + 1), N the points of one transform, as
-tests/progs/fft_diff.c's tolerance; a call the library does not do (fewer points than its policy takes) must
-give the original's result bit for bit.  The inputs must be left as they were, and errors be the original's.
-Prints one line per case that differs and a count; exit status 1 if any.
+among the arguments), over shapes, axes, n and s, norms, dtypes (those the layer takes and some it does not),
+layouts (C and Fortran order, strided and transposed views, reversed, big-endian) and out, and the error cases.
+A strided out lies among canaries that no call may write.  Each result must have the original's type, dtype,
+shape and strides, and values within FFT rounding of the original's: a relative L2 error at most
+8 eps log2(N + 1), N the points of one transform, as tests/progs/fft_diff.c's tolerance; a call the library does
+not do (fewer points than its policy takes) must give the original's result bit for bit.  The inputs must be
+left as they were, and errors be the original's.  Prints one line per case that differs and a count; exit
+status 1 if any.
 
 usage: python pyfft.py [SEED [COUNT [--corrupt]]]   (with the layer on: import gpushim first, or gpushim.pth under
 LD_PRELOAD); --corrupt: the test's own check, the layer's factor made wrong by a thousandth, which must fail every
@@ -36,6 +37,7 @@ ONE = ("fft", "ifft", "rfft", "irfft", "ihfft")
 TWO = ("fft2", "ifft2", "rfft2", "irfft2")
 ND = ("fftn", "ifftn", "rfftn", "irfftn")
 SIZES = (2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 45, 64, 97, 128)
+CANARY = 7  # the elements around a strided view, which no call may write
 
 
 def data(shape, dt):
@@ -50,7 +52,7 @@ def laid_out(a, how):
     if how == "F":
         return np.asfortranarray(a)
     if how == "strided":
-        big = np.zeros(tuple(2 * d + 1 for d in a.shape), a.dtype)
+        big = np.full(tuple(2 * d + 1 for d in a.shape), CANARY, a.dtype)
         v = big[tuple(slice(1, None, 2) for _ in a.shape)]
         v[...] = a
         return v
@@ -101,8 +103,9 @@ def case(name, fname, a, kwargs, points=2, total=None, out=None, lib="numpy"):
     cases += 1
     before = np.array(a, copy=True)
     results = []
-    for g in functions(fname, lib):
+    for k, g in enumerate(functions(fname, lib)):
         kw = dict(kwargs, out=out()) if out else kwargs
+        around = kw["out"].base if out and kw["out"].base is not None else None
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             try:
@@ -111,6 +114,8 @@ def case(name, fname, a, kwargs, points=2, total=None, out=None, lib="numpy"):
                 r = ("raised", e)
         if out and r[0] == "ok" and r[1] is not kw["out"] and fname not in ("ifft2", "irfft2"):
             bad.append(f"{name}: the result is not out")
+        if around is not None and np.count_nonzero(around == CANARY) < around.size - kw["out"].size:
+            bad.append(f"{name}: {'the original' if k else 'the layer'} wrote around out")
         results.append(r + (sorted((str(x.category), str(x.message)) for x in w),))
     (k1, r1, w1), (k2, r2, w2) = results
     t = getattr(a, "dtype", np.dtype("O"))
