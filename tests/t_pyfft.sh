@@ -33,7 +33,7 @@ for mode in always auto; do
     check "$mode: no stand-in violation" test "$(standin violations)" = 0
 done
 for m in numpy scipy; do
-    for f in fft ifft rfft irfft ihfft fftn ifftn rfftn irfftn fft2 ifft2 rfft2 irfft2; do
+    for f in fft ifft rfft irfft hfft ihfft fftn ifftn rfftn irfftn fft2 ifft2 rfft2 irfft2; do
         check "forced: $m.fft.$f on the GPU, by its Python name, the program's line its site" \
             sh -c "[ $(count $W/always.log -- where=gpu symbol=$m.fft.$f 'site=pyfft.py:*') -gt 0 ] &&
                 [ $(count $W/always.log -- symbol=$m.fft.$f 'site=*_fft*') = 0 ]"

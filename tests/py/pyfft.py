@@ -33,7 +33,7 @@ if "--corrupt" in sys.argv:
         return job and job[:4] + (job[4] * 1.001,) + job[5:]
     _fft._job = _wrong
 bad, cases = [], 0
-ONE = ("fft", "ifft", "rfft", "irfft", "ihfft")
+ONE = ("fft", "ifft", "rfft", "irfft", "ihfft", "hfft")
 TWO = ("fft2", "ifft2", "rfft2", "irfft2")
 ND = ("fftn", "ifftn", "rfftn", "irfftn")
 SIZES = (2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 45, 64, 97, 128)
@@ -112,7 +112,7 @@ def case(name, fname, a, kwargs, points=2, total=None, out=None, lib="numpy"):
                 r = ("ok", g(a, **kw))
             except Exception as e:  # noqa: BLE001 (compared below)
                 r = ("raised", e)
-        if out and r[0] == "ok" and r[1] is not kw["out"] and fname not in ("ifft2", "irfft2"):
+        if out and r[0] == "ok" and r[1] is not kw["out"] and fname not in ("ifft2", "irfft2", "hfft"):
             bad.append(f"{name}: the result is not out")
         if around is not None and np.count_nonzero(around == CANARY) < around.size - kw["out"].size:
             bad.append(f"{name}: {'the original' if k else 'the layer'} wrote around out")
@@ -137,7 +137,7 @@ def case(name, fname, a, kwargs, points=2, total=None, out=None, lib="numpy"):
 
 def _fft_op(fname):
     """The C entry's operation of a numpy.fft function (fftn and fft2 are fft's, ...)."""
-    return fname.rstrip("n2")
+    return "irfft" if fname == "hfft" else fname.rstrip("n2")  # hfft is irfft of the conjugate
 
 
 def random_case(i):
@@ -179,7 +179,7 @@ def random_case(i):
         kw["workers"] = 2
     n = [shape[x] for x in axes]
     total = math.prod(shape)
-    if fname.startswith("irfft"):
+    if fname.startswith("irfft") or fname == "hfft":
         n[-1] = 2 * (n[-1] - 1)
         total = total // shape[axes[-1]] * n[-1]
     out = None

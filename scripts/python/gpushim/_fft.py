@@ -113,6 +113,18 @@ def _one(op):
     return plan
 
 
+def _hfft(scipy):
+    """hfft as NumPy computes it: irfft of the conjugate (a host pass of NumPy's own), the norm's direction swapped;
+    numpy.fft's hfft ignores out, so a call with one is NumPy's."""
+    def take(a, n=None, axis=-1, norm=None, out=None, overwrite_x=False, workers=None, *, plan=None):
+        if (scipy and _sp_other(a, "irfft", overwrite_x, workers, plan)) or (not scipy and _small("irfft", a)) or \
+                out is not None or norm not in _NORMS:
+            return None
+        swapped = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}[norm]
+        return _job("irfft", np.conjugate(a), [n], [axis], swapped, None, scipy=scipy)
+    return take
+
+
 def _nd(op, default_axes, takes_out=True):
     """The n-dimensional transforms: s and axes as NumPy's _cook_nd_args reads them (-1 in s: the input's size),
     where it warns (s without axes, None in s) left to the original; ifft2 and irfft2 ignore out, so a call with
@@ -163,7 +175,7 @@ def _sp_nd(op, default_axes):
 
 _SCIPY = {
     "fft": _sp_one("fft"), "ifft": _sp_one("ifft"), "rfft": _sp_one("rfft"), "irfft": _sp_one("irfft"),
-    "ihfft": _sp_one("ihfft"), "fftn": _sp_nd("fft", None), "ifftn": _sp_nd("ifft", None),
+    "ihfft": _sp_one("ihfft"), "hfft": _hfft(True), "fftn": _sp_nd("fft", None), "ifftn": _sp_nd("ifft", None),
     "rfftn": _sp_nd("rfft", None), "irfftn": _sp_nd("irfft", None), "fft2": _sp_nd("fft", (-2, -1)),
     "ifft2": _sp_nd("ifft", (-2, -1)), "rfft2": _sp_nd("rfft", (-2, -1)), "irfft2": _sp_nd("irfft", (-2, -1)),
 }
@@ -192,6 +204,7 @@ WRAPPED = (
     ("rfft", _one("rfft")),
     ("irfft", _one("irfft")),
     ("ihfft", _one("ihfft")),
+    ("hfft", _hfft(False)),
     ("fftn", _nd("fft", None)),
     ("ifftn", _nd("ifft", None)),
     ("rfftn", _nd("rfft", None)),
