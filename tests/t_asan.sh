@@ -155,13 +155,11 @@ prog copies self $T/copies
 prog fork bin $T/fork @
 prog hazards bin $T/hazards @
 # (OpenBLAS on one thread, as in tests/t_races.sh: a child forked while its threads are busy may wait forever.
-# No leak check: its forked children exit through exit(), and the leak check in a child cannot read the stacks
-# and TLS of the parent's other threads, which the child does not have ("Running thread N was not suspended.
-# False leaks are possible"): a block only they point to, such as the C library's dlerror message in the
-# bring-up thread's TLS, is reported as leaked.)
-leaks=0
-prog stress bin OPENBLAS_NUM_THREADS=1 $T/stress @ 16 200 --fork 50
-leaks=1
+# No forks: GCC 12's ASan allocator has no fork handlers, so a child forked while one of the 16 busy threads holds
+# one of its locks inherits it held and hangs in its next malloc of that size or in the leak check at its exit,
+# with ASan's runtime alone as with the shim.  tests/t_races.sh forks from the busy threads without ASan, and the
+# fork programs here fork under ASan from a quiet process.)
+prog stress bin OPENBLAS_NUM_THREADS=1 $T/stress @ 16 200
 prog exit_blas bin LD_LIBRARY_PATH=SIDIR $T/exit_blas @
 # (no leak check: after the program's cudaDeviceReset the stand-in keeps its pinned blocks allocated but
 # unreadable, as the real reset unmaps them, and the leak check's scan of the heap would fault on them)
