@@ -41,11 +41,20 @@ for m in numpy scipy; do
 done
 check "a call the library does not do is not logged by its Python name" \
     test "$(count $W/always.log $W/auto.log -- 'symbol=*.fft.*' where=cpu)" = 0
-printf 'import gpushim\nimport numpy as np\nfor i in range(3):\n    np.fft.fft2(np.ones((2048, 2048), "D"))\n' \
-    >$W/big.py
+cat >$W/big.py <<'PY'
+import gpushim
+import numpy as np
+import scipy.fft
+for i in range(3):
+    np.fft.fft2(np.ones((2048, 2048), "D"))
+scipy.fft.fft2(np.ones((2048, 2048), "D"), workers=2)
+PY
 (cd $W && shim GPUSHIM_LOG=$W/big.log $PYP $NP2 big.py >$W/big.out 2>&1)
 check "by default: a 2048 x 2048 fft2 on the GPU by the policy, as numpy.fft.fft2" \
     test "$(count $W/big.log -- symbol=numpy.fft.fft2 where=gpu)" = 3
+# The policy weighs the CPU's time on the threads the original computes on: numpy.fft's one, SciPy's workers.
+check "the policy told the original's threads: numpy.fft's 1, scipy.fft's workers" \
+    test "$(count $W/big.log -- symbol=numpy.fft.fft2 threads=1)/$(count $W/big.log -- symbol=scipy.fft.fft2 threads=2)" = 3/1
 pyfft always corrupt --corrupt
 d=$(sed -n 's/.* \([0-9]*\) differ$/\1/p' $W/corrupt.out)
 g=$(count $W/corrupt.log -- where=gpu 'symbol=*.fft.*')

@@ -15,6 +15,7 @@ import ctypes
 import math
 import operator
 import os
+import sys
 
 import numpy as np
 
@@ -64,10 +65,11 @@ def _input(a, t, cin):
     return x.copy(order="K") if any(s <= 0 for s, d in zip(x.strides, x.shape) if d > 1) else x
 
 
-def _job(op, a, sizes, axes, norm, out, scipy=False):
-    """The C entry's call for op on the axes of a: (op, input, output, axes, factor, finish) where finish() gives the
-    result once the call is done; or None.  sizes are the logical sizes asked for (None each for NumPy's default),
-    norm NumPy's, out the caller's array or None; scipy: SciPy's types and its output, always in C order."""
+def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1):
+    """The C entry's call for op on the axes of a: (op, input, output, axes, factor, threads, finish) where finish()
+    gives the result once the call is done; or None.  sizes are the logical sizes asked for (None each for NumPy's
+    default), norm NumPy's, out the caller's array or None; scipy: SciPy's types and its output, always in C order;
+    threads: those the original computes on (numpy.fft's one, SciPy's workers), for the library's policy."""
     cin, cout, inverse = _OPS[op]
     if type(a) is not np.ndarray or a.ndim > 8 or norm not in _NORMS or (axes := _axes(a, axes)) is None or \
             (n := _sizes(op, a, sizes, axes)) is None:
@@ -89,7 +91,8 @@ def _job(op, a, sizes, axes, norm, out, scipy=False):
     x = _input(a, t, cin)
     points = math.prod(n)
     scale = 1 / math.sqrt(points) if norm == "ortho" else 1 / points if (norm == "forward") != inverse else 1.0
-    return op, x, y, axes, scale, (lambda: y) if out is None or y is out else (lambda: (np.copyto(out, y), out)[1])
+    return op, x, y, axes, scale, threads, \
+        (lambda: y) if out is None or y is out else (lambda: (np.copyto(out, y), out)[1])
 
 
 def _least(op, t):
@@ -121,7 +124,8 @@ def _hfft(scipy):
                 out is not None or norm not in _NORMS:
             return None
         swapped = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}[norm]
-        return _job("irfft", np.conjugate(a), [n], [axis], swapped, None, scipy=scipy)
+        return _job("irfft", np.conjugate(a), [n], [axis], swapped, None, scipy=scipy,
+                    threads=_workers(workers) if scipy else 1)
     return take
 
 
@@ -148,10 +152,17 @@ def _sp_other(x, op, overwrite_x, workers, plan):
         (workers is not None and not (operator.index(workers) > 0 or -(os.cpu_count() or 1) <= workers < 0))
 
 
+def _workers(workers):
+    """The threads SciPy computes on for workers: the context's (scipy.fft.set_workers) when None, counted back
+    from the CPUs plus one when negative."""
+    w = sys.modules["scipy.fft"].get_workers() if workers is None else operator.index(workers)
+    return w if w > 0 else max(1, (os.cpu_count() or 1) + 1 + w)
+
+
 def _sp_one(op):
     def take(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
         return None if _sp_other(x, op, overwrite_x, workers, plan) else \
-            _job(op, x, [n], [axis], norm, None, scipy=True)
+            _job(op, x, [n], [axis], norm, None, scipy=True, threads=_workers(workers))
     return take
 
 
@@ -169,7 +180,8 @@ def _sp_nd(op, default_axes):
         s = [None] * len(axes) if s is None else s
         if len(s) != len(axes):
             return None
-        return _job(op, x, [x.shape[a] if v == -1 else v for v, a in zip(s, axes)], axes, norm, None, scipy=True)
+        return _job(op, x, [x.shape[a] if v == -1 else v for v, a in zip(s, axes)], axes, norm, None, scipy=True,
+                    threads=_workers(workers))
     return take
 
 
@@ -219,9 +231,9 @@ WRAPPED = (
 def _run(entry):
     """run for the one wrapper shape (gpushim/_linalg.py's _wrap): the job through gpushim_fft, then finish()."""
     def run(name, job):
-        op, x, y, axes, scale, finish = job
+        op, x, y, axes, scale, threads, finish = job
         done = entry(name, op.encode(), _describe(x), _describe(y), len(axes), (ctypes.c_int * len(axes))(*axes),
-                     scale)
+                     scale, threads)
         return finish() if done else NotImplemented
     return run
 
@@ -235,7 +247,7 @@ def _entry():
     except AttributeError:
         return None
     f.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Array), ctypes.POINTER(_Array), ctypes.c_int,
-                  ctypes.POINTER(ctypes.c_int), ctypes.c_double]
+                  ctypes.POINTER(ctypes.c_int), ctypes.c_double, ctypes.c_int]
     f.restype = ctypes.c_int
     least.argtypes, least.restype = [ctypes.c_char_p, ctypes.c_char], ctypes.c_int64
     _lib = lib

@@ -115,6 +115,7 @@ static const char *gs_fa_check(gs_call_t *c, const void *args)
     const gs_fftw_t *p = args;
     if ((p->scale[0] != 1 || p->scale[1] != 1) && (p->g.gaps || (p->g.inplace && p->g.kind != GS_FFTW_DFT)))
         return "a scaled output with gaps";
+    c->threads = (uint8_t)p->g.threads; /* the caller's function's, for the policy's CPU rate */
     return gs_fftw_family.check(c, args);
 }
 
@@ -136,7 +137,7 @@ static const gs_family_t gs_fft_arrays_family = {
 };
 
 GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, const gpushim_array_t *out,
-                          int naxes, const int *axes, double scale)
+                          int naxes, const int *axes, double scale, int threads)
 {
     int i = gs_fa_op(op), e;
     gs_fftw_t p;
@@ -148,6 +149,7 @@ GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t
     p.known = true;
     p.in = in->data, p.out = out->data;
     p.scale[0] = scale, p.scale[1] = scale * gs_fa_ops[i].conj;
+    p.g.threads = (int16_t)(threads < 1 ? 1 : threads > 255 ? 255 : threads);
     gs_call_t call;
     bool done = gs_dispatch(&call, (unsigned)e, &gs_fft_arrays_family, &p) == GS_RUN_DONE;
     /* Not done: the original function makes the call. */
