@@ -42,7 +42,7 @@ check "by default: the small calls stay with the originals" \
 cat >$W/sizes.py <<'PY'
 import numpy as np
 from gpushim import _linalg
-least = _linalg._lib.gpushim_linalg_min_order(b"solve", b"d", 2)
+least = _linalg._query(b"solve", b"d", 2)
 for n in (least - 1, least, 2 * least):
     a = np.eye(n) * n + np.random.default_rng(n).random((n, n))
     x = np.linalg.solve(a, np.ones((n, 2)))

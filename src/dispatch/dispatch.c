@@ -105,3 +105,28 @@ int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)
     f->operands(args, &o);
     return gs_dispatch_gpu(c, f, args, &o);
 }
+
+bool gs_dispatch_api(const char *api, unsigned e, const gs_family_t *f, void *args, const void *ret)
+{
+    gs_call_t call;
+    bool done = gs_dispatch_at(&call, e, f, args, ret) == GS_RUN_DONE;
+    if (!done)
+        call.timed = false, call.t_pred = 0;
+    call.api = api;
+    gs_call_end(&call);
+    return done;
+}
+
+int64_t gs_dispatch_least(int64_t from, bool (*wanted)(const void *arg, int64_t size), const void *arg)
+{
+    int64_t hi = from, lo;
+    while (hi <= (INT64_C(1) << 40) && !wanted(arg, hi))
+        hi *= 2;
+    if (hi > (INT64_C(1) << 40))
+        return INT64_MAX;
+    for (lo = hi / 2; hi - lo > 1;) { /* the least lies in (lo, hi] */
+        int64_t mid = lo + (hi - lo) / 2;
+        *(wanted(arg, mid) ? &hi : &lo) = mid;
+    }
+    return hi;
+}

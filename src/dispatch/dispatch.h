@@ -84,4 +84,14 @@ GS_HIDDEN int gs_dispatch_at(gs_call_t *c, unsigned e, const gs_family_t *f, voi
 #define gs_dispatch(c, e, f, args) gs_dispatch_at(c, e, f, args, __builtin_return_address(0))
 GS_HIDDEN int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args);
 
+/* ---- the Python layer's C entries (families/lapack/arrays.c, families/fftw/arrays.c) -------------------------- */
+
+/* One call of the Python function api through the dispatcher, entry e of family f: true when the GPU did it.
+ * A call not done is not logged: the original function then makes it (and its own calls into a CPU library
+ * are logged as they are). */
+GS_HIDDEN bool gs_dispatch_api(const char *api, unsigned e, const gs_family_t *f, void *args, const void *ret);
+/* The least size from from up (doubling, then halving the last step) for which wanted(arg, size) says the
+ * policy lets a call go to the GPU, wanted being monotonic in size; INT64_MAX when none up to 2^40. */
+GS_HIDDEN int64_t gs_dispatch_least(int64_t from, bool (*wanted)(const void *arg, int64_t size), const void *arg);
+
 #endif

@@ -19,14 +19,14 @@ import sys
 
 import numpy as np
 
-from gpushim._linalg import _Array, _describe, _wrap
+from gpushim._linalg import _Array, _bind, _describe, _wrap
 
 _NORMS = (None, "backward", "ortho", "forward")
 # The C entry's operations: (transform's input complex, output complex, inverse direction for the norm).
 _OPS = {"fft": (True, True, False), "ifft": (True, True, True), "rfft": (False, True, False),
         "irfft": (True, False, True), "ihfft": (False, True, True)}
 _min_points = {}  # (operation, type character): gpushim_fft_min_points, for the process
-_lib = None
+_query = None  # gpushim_fft_min_points, set by _entry
 
 
 def _axes(a, axes):
@@ -98,7 +98,7 @@ def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1):
 def _least(op, t):
     least = _min_points.get((op, t))
     if least is None:
-        least = _min_points[(op, t)] = _lib.gpushim_fft_min_points(op.encode(), t.encode())
+        least = _min_points[(op, t)] = _query(op.encode(), t.encode())
     return least
 
 
@@ -239,18 +239,14 @@ def _run(entry):
 
 
 def _entry():
-    """gpushim_fft in this process (preloaded, or loaded by import gpushim), or None."""
-    global _lib
-    lib = ctypes.CDLL(None)
-    try:
-        f, least = lib.gpushim_fft, lib.gpushim_fft_min_points
-    except AttributeError:
+    """gpushim_fft, or None; sets _query to gpushim_fft_min_points."""
+    global _query
+    bound = _bind("gpushim_fft", [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Array), ctypes.POINTER(_Array),
+                                  ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_double, ctypes.c_int],
+                  "gpushim_fft_min_points", [ctypes.c_char_p, ctypes.c_char])
+    if bound is None:
         return None
-    f.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Array), ctypes.POINTER(_Array), ctypes.c_int,
-                  ctypes.POINTER(ctypes.c_int), ctypes.c_double, ctypes.c_int]
-    f.restype = ctypes.c_int
-    least.argtypes, least.restype = [ctypes.c_char_p, ctypes.c_char], ctypes.c_int64
-    _lib = lib
+    f, _query = bound
     return f
 
 

@@ -32,7 +32,7 @@ def _plain(*arrays):
 
 
 _min_order = {}  # (operation, type character, right-hand sides): gpushim_linalg_min_order, for the process
-_lib = None
+_query = None  # gpushim_linalg_min_order, set by _entry
 
 
 def _take(op, a, *others, k=1):
@@ -44,7 +44,7 @@ def _take(op, a, *others, k=1):
     key = (op, a.dtype.char, k)
     least = _min_order.get(key)
     if least is None:
-        least = _min_order[key] = _lib.gpushim_linalg_min_order(op.encode(), a.dtype.char.encode(), k)
+        least = _min_order[key] = _query(op.encode(), a.dtype.char.encode(), k)
     return a.shape[0] >= least
 
 
@@ -204,18 +204,28 @@ def _run(entry):
     return run
 
 
-def _entry():
-    """gpushim_linalg in this process (preloaded, or loaded by import gpushim), or None."""
-    global _lib
+def _bind(name, argtypes, least_name, least_argtypes):
+    """The C entry name of libgpushim in this process (preloaded, or loaded by import gpushim) and its size query
+    least_name, typed for ctypes; None when the library is not in the process."""
     lib = ctypes.CDLL(None)
     try:
-        f, least = lib.gpushim_linalg, lib.gpushim_linalg_min_order
+        f, least = getattr(lib, name), getattr(lib, least_name)
     except AttributeError:
         return None
-    f.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_Array)]
-    f.restype = ctypes.c_int
-    least.argtypes, least.restype = [ctypes.c_char_p, ctypes.c_char, ctypes.c_int64], ctypes.c_int64
-    _lib = lib
+    f.argtypes, f.restype = argtypes, ctypes.c_int
+    least.argtypes, least.restype = least_argtypes, ctypes.c_int64
+    return f, least
+
+
+def _entry():
+    """gpushim_linalg, or None; sets _query to gpushim_linalg_min_order."""
+    global _query
+    bound = _bind("gpushim_linalg", [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                                     ctypes.POINTER(_Array)],
+                  "gpushim_linalg_min_order", [ctypes.c_char_p, ctypes.c_char, ctypes.c_int64])
+    if bound is None:
+        return None
+    f, _query = bound
     return f
 
 

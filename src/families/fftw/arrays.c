@@ -150,23 +150,22 @@ GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t
     p.in = in->data, p.out = out->data;
     p.scale[0] = scale, p.scale[1] = scale * gs_fa_ops[i].conj;
     p.g.threads = (int16_t)(threads < 1 ? 1 : threads > 255 ? 255 : threads);
-    gs_call_t call;
-    bool done = gs_dispatch(&call, (unsigned)e, &gs_fft_arrays_family, &p) == GS_RUN_DONE;
-    /* Not done: the original function makes the call. */
-    if (!done)
-        call.timed = false, call.t_pred = 0;
-    call.api = api;
-    gs_call_end(&call);
-    return done;
+    return gs_dispatch_api(api, (unsigned)e, &gs_fft_arrays_family, &p, __builtin_return_address(0));
 }
+
+/* An operation's entry, for gs_fa_wanted. */
+typedef struct {
+    int i, e;
+} gs_fa_kind_t;
 
 /* Whether the policy would let a transform of operation i (entry e) on points points go to the GPU, its flops
  * the most such points have: one transform of them all (5 N log2 N, halved for r2c and c2r, as the family's). */
-static bool gs_fa_wanted(int i, int e, int64_t points)
+static bool gs_fa_wanted(const void *arg, int64_t points)
 {
+    const gs_fa_kind_t *w = arg;
     double n = (double)points;
-    gs_call_t c = {.routine = gs_entries[e].routine, .flops = 5 * n * log2(n)};
-    if (gs_fa_ops[i].kind != GS_FFTW_DFT)
+    gs_call_t c = {.routine = gs_entries[w->e].routine, .flops = 5 * n * log2(n)};
+    if (gs_fa_ops[w->i].kind != GS_FFTW_DFT)
         c.flops /= 2;
     return gs_policy_decide(&c, gs_backend->op[gs_routines[c.routine].op] != NULL) == GS_WHERE_GPU;
 }
@@ -174,15 +173,7 @@ static bool gs_fa_wanted(int i, int e, int64_t points)
 GS_EXPORT int64_t gpushim_fft_min_points(const char *op, char dtype)
 {
     gs_init();
-    int i = gs_fa_op(op), prec = gs_fa_prec(dtype), e = i < 0 || prec < 0 ? -1 : gs_fa_entry(gs_fa_ops[i].kind, prec);
-    int64_t hi = 2, lo;
-    while (e >= 0 && hi <= (INT64_C(1) << 40) && !gs_fa_wanted(i, e, hi))
-        hi *= 2;
-    if (e < 0 || hi > (INT64_C(1) << 40))
-        return INT64_MAX;
-    for (lo = hi / 2; hi - lo > 1;) { /* the least lies in (lo, hi] */
-        int64_t mid = lo + (hi - lo) / 2;
-        *(gs_fa_wanted(i, e, mid) ? &hi : &lo) = mid;
-    }
-    return hi;
+    int i = gs_fa_op(op), prec = gs_fa_prec(dtype);
+    gs_fa_kind_t w = {i, i < 0 || prec < 0 ? -1 : gs_fa_entry(gs_fa_ops[i].kind, prec)};
+    return w.e < 0 ? INT64_MAX : gs_dispatch_least(2, gs_fa_wanted, &w);
 }

@@ -192,16 +192,23 @@ static int gs_arr_op(const char *op)
     return -1;
 }
 
+/* An operation in a precision, with its right-hand sides, for gs_arr_wanted. */
+typedef struct {
+    int i, r;
+    int64_t k;
+} gs_arr_kind_t;
+
 /* Whether the policy would let operation i of routine r on an n x n matrix (k right-hand sides for solve) go to
  * the GPU. */
-static bool gs_arr_wanted(int i, int r, int64_t n, int64_t k)
+static bool gs_arr_wanted(const void *arg, int64_t n)
 {
+    const gs_arr_kind_t *w = arg;
     gs_lapack_t p;
     memset(&p, 0, sizeof p);
-    p.op = gs_arr_ops[i].op, p.prec = gs_routines[r].prec, p.valid = true;
-    p.n = p.m = n, p.uplo = 'L', p.job1 = gs_arr_ops[i].narrays == 3 ? 'V' : 'N';
-    p.nrhs = p.op != GS_OP_gesv ? 0 : gs_arr_ops[i].narrays == 2 ? n : k; /* inv: n */
-    gs_call_t c = {.routine = (uint16_t)r};
+    p.op = gs_arr_ops[w->i].op, p.prec = gs_routines[w->r].prec, p.valid = true;
+    p.n = p.m = n, p.uplo = 'L', p.job1 = gs_arr_ops[w->i].narrays == 3 ? 'V' : 'N';
+    p.nrhs = p.op != GS_OP_gesv ? 0 : gs_arr_ops[w->i].narrays == 2 ? n : w->k; /* inv: n */
+    gs_call_t c = {.routine = (uint16_t)w->r};
     return !gs_lapack_family.check(&c, &p) && gs_policy_decide(&c, gs_backend->op[p.op] != NULL) == GS_WHERE_GPU;
 }
 
@@ -209,17 +216,8 @@ GS_EXPORT int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t n
 {
     gs_init();
     int i = gs_arr_op(op), prec = gs_arr_prec(dtype);
-    int r = i < 0 || prec < 0 || nrhs < 1 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec);
-    int64_t hi = 1, lo;
-    while (r >= 0 && hi <= (INT64_C(1) << 40) && !gs_arr_wanted(i, r, hi, nrhs))
-        hi *= 2;
-    if (r < 0 || hi > (INT64_C(1) << 40))
-        return INT64_MAX;
-    for (lo = hi / 2; hi - lo > 1;) { /* the threshold lies in (lo, hi] */
-        int64_t mid = lo + (hi - lo) / 2;
-        *(gs_arr_wanted(i, r, mid, nrhs) ? &hi : &lo) = mid;
-    }
-    return hi;
+    gs_arr_kind_t w = {i, i < 0 || prec < 0 || nrhs < 1 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec), nrhs};
+    return w.r < 0 ? INT64_MAX : gs_dispatch_least(1, gs_arr_wanted, &w);
 }
 
 GS_EXPORT int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays,
@@ -229,12 +227,5 @@ GS_EXPORT int gpushim_linalg(const char *api, const char *op, const char *uplo, 
     gs_lapack_t p;
     if (i < 0 || !arrays || !gs_arr_fill(&p, &entry, i, uplo, narrays, arrays))
         return 0;
-    gs_call_t call;
-    bool done = gs_dispatch(&call, (unsigned)entry, &gs_arrays_family, &p) == GS_RUN_DONE;
-    /* Not done: the original function makes the call, whose LAPACK call the log records. */
-    if (!done)
-        call.timed = false, call.t_pred = 0;
-    call.api = api;
-    gs_call_end(&call);
-    return done;
+    return gs_dispatch_api(api, (unsigned)entry, &gs_arrays_family, &p, __builtin_return_address(0));
 }
