@@ -34,7 +34,7 @@ STANDIN12 := $(B)/standin12/libcudart.so.12 $(B)/standin12/libcublas.so.12 $(B)/
 # An old driver's libcuda.so.1, which the real CUDA runtime refuses.
 OLDDRIVER := $(B)/olddriver/libcuda.so.1
 
-.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults coverage gpu-pack gpu-pack-apps bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-apps bench-demo bench-hooks bench-sites depgraph entries install uninstall deps \
+.PHONY: all lib standin tests demo check check-unit check-gpu check-badinput check-faults coverage gpu-pack gpu-pack-apps bench bench-gemm bench-l3 bench-cache bench-lapack bench-copy bench-fft bench-pyfft bench-apps bench-demo bench-hooks bench-sites depgraph entries install uninstall deps \
 	deps-demo clean help tsan tsan-parts check-races asan asan-parts
 all: lib
 
@@ -53,9 +53,10 @@ help:
 	@echo "make bench-gemm     on a GPU machine: GEMM against the CPU, NVBLAS and CuPy (bench/results/gemm.md)"
 	@echo "make bench-l3       on a GPU machine: every Level-3 routine, CPU, GPU and policy (bench/results/l3.md)"
 	@echo "make bench-cache    on a GPU machine: the residency cache against the CPU and CuPy (bench/results/cache.md)"
-	@echo "make bench-lapack   on a GPU machine: numpy.linalg and scipy.linalg against the CPU and CuPy (bench/results/lapack.md)"
+	@echo "make bench-lapack   on a GPU machine: numpy.linalg and scipy.linalg: CPU, gpushim, its Python layer, CuPy (bench/results/lapack.md)"
 	@echo "make bench-copy     numpy.linalg's strided copies, with and without the shim, against the host's memory (bench/results/copy.md)"
 	@echo "make bench-fft      on a GPU machine: FFTW against cuFFTW, CuPy and FFTW's 16 threads (bench/results/fft.md)"
+	@echo "make bench-pyfft    on a GPU machine: numpy.fft and scipy.fft, through the Python layer and not, CuPy (bench/results/pyfft.md)"
 	@echo "make bench-apps     on a GPU machine: the corpus of real programs, whole, CPU-only and under gpushim (bench/results/apps-large.md)"
 	@echo "make bench-demo     the demo's whole process, CPU-only against gpushim, alternately (bench/results/demo.md)"
 	@echo "make bench-hooks    what gpushim costs a malloc-heavy program and small NumPy products where it offloads nothing (bench/results/hooks.md)"
@@ -496,6 +497,9 @@ bench-copy: $(LIB) $(B)/bench/copy
 
 bench-fft: $(LIB) $(B)/bench/fft
 	bench/fft.sh
+
+bench-pyfft: $(LIB)
+	bench/pyfft.sh
 
 # The corpus of real programs, whole, CPU-only against gpushim (bench/apps/run.py; APPS="--size medium ..."
 # passes its options).

@@ -3,7 +3,8 @@ NumPy and the results come back to NumPy).  Prints one JSON line per case and si
 and the seconds of the best of REPEAT runs (default 2; 1 when a run takes over 5 s), each on a new copy of the
 data, made before the clock starts.
 
-usage: python lapack.py numpy|cupy [CASE...]   (default: every case)
+usage: python lapack.py numpy|cupy [--layer] [CASE...]   (default: every case); --layer: `import gpushim` first
+  (libgpushim.so preloaded), so that the functions gpushim's Python layer wraps go through it
   sizes: SIZES (default "1024 2048 4096 8192 16384"); BIG (default 8192): the largest n for the eigensolvers,
   the SVD, lstsq and schur, whose CPU times grow past minutes at 16384
   cases: solve (64 right-hand sides), solve_f (the same with A in Fortran order), inv, cholesky, eigh, svd,
@@ -25,6 +26,9 @@ import numpy as np
 from settle import settle
 
 backend = sys.argv[1]
+if "--layer" in sys.argv:
+    sys.argv.remove("--layer")
+    import gpushim  # noqa: F401  (the layer's wrappers)
 cases = sys.argv[2:] or ["solve", "solve_f", "inv", "cholesky", "eigh", "svd", "svdvals", "qr", "det", "lstsq",
                          "eig", "lu", "cho", "ssolve", "scholesky", "seigh", "seigh_evd", "seigh_evx", "ssym",
                          "schur"]

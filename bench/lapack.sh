@@ -4,26 +4,29 @@
 # bench/results/lapack.jsonl, lapack.md and with LOG=1 lapack.log, the offload log of the gpushim run (RESULTS=DIR
 # to put them elsewhere): without it the run is timed as a user runs it, for the log's records cost microseconds
 # each, and numpy.linalg makes one ?copy call per column.  SIZES, BIG, REPEAT and the cases (arguments) as bench/lapack.py takes them.
-# RUNS (default "gpushim cupy cpu"): the columns to measure; lapack.jsonl keeps the lines of the others,
+# RUNS (default "gpushim layer cupy cpu"): the columns to measure (gpushim: the symbols alone, GPUSHIM_PYTHON=0;
+# layer: gpushim's Python layer too, `import gpushim` first); lapack.jsonl keeps the lines of the others,
 # so that a case too long for one command can be measured a column at a time.  The run forced (not in the
 # default) is gpushim with GPUSHIM_OFFLOAD=always, its log lapack-forced.log.
 # bench/lapack.sh --table: only the table, from the lapack.jsonl there is (of a run that was stopped early).
 . "$(dirname "$0")/lib.sh"
 J=$R/lapack.jsonl
 if [ "${1:-}" != --table ]; then
-    cols=${RUNS:-gpushim cupy cpu}
+    cols=${RUNS:-gpushim layer cupy cpu}
     touch "$J"
     for c in $cols; do
         case $c in
-        gpushim | cupy | cpu | forced) ;;
-        *) echo "bench/lapack.sh: RUNS: unknown run '$c' (gpushim, cupy, cpu or forced)" >&2; exit 2 ;;
+        gpushim | layer | cupy | cpu | forced) ;;
+        *) echo "bench/lapack.sh: RUNS: unknown run '$c' (gpushim, layer, cupy, cpu or forced)" >&2; exit 2 ;;
         esac
         grep -v "^{\"run\": \"$c\"" "$J" >"$J.tmp" || true
         mv "$J.tmp" "$J"
     done
     for c in $cols; do
         case $c in
-        gpushim) run gpushim env LD_PRELOAD="$LIB" ${LOG:+GPUSHIM_LOG="$R/lapack.log"} $PY bench/lapack.py numpy "$@" ;;
+        gpushim) run gpushim env LD_PRELOAD="$LIB" GPUSHIM_PYTHON=0 ${LOG:+GPUSHIM_LOG="$R/lapack.log"} $PY bench/lapack.py numpy "$@" ;;
+        layer) run layer env LD_PRELOAD="$LIB" PYTHONPATH=scripts/python ${LOG:+GPUSHIM_LOG="$R/lapack-layer.log"} \
+            $PY bench/lapack.py numpy --layer "$@" ;;
         cupy) run cupy $PY bench/lapack.py cupy "$@" ;;
         forced) run forced env LD_PRELOAD="$LIB" GPUSHIM_OFFLOAD=always GPUSHIM_LOG="$R/lapack-forced.log" \
             $PY bench/lapack.py numpy "$@" ;;
@@ -37,12 +40,14 @@ t = {}
 for r in map(json.loads, open(sys.argv[1])):
     t[(r["run"], r["case"], r["n"])] = r["seconds"]
 keys = sorted({(c, n) for _, c, n in t}, key=lambda k: (k[0], k[1]))
-print("| case | n | CPU ms | gpushim ms | CuPy with copies ms | CPU / gpushim | gpushim / CuPy |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
+print("| case | n | CPU ms | gpushim ms | gpushim + layer ms | CuPy with copies ms | CPU / best gpushim |"
+      " best gpushim / CuPy |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
 f = lambda v: f"{1e3 * v:.1f}" if v is not None else "-"
 for c, n in keys:
-    cpu, g, k = t.get(("cpu", c, n)), t.get(("gpushim", c, n)), t.get(("cupy", c, n))
-    r1 = f"{cpu / g:.2f}" if cpu and g else "-"
-    r2 = f"{g / k:.2f}" if g and k else "-"
-    print(f"| {c} | {n} | {f(cpu)} | {f(g)} | {f(k)} | {r1} | {r2} |")
+    cpu, g, lay, k = (t.get((run, c, n)) for run in ("cpu", "gpushim", "layer", "cupy"))
+    best = min((v for v in (g, lay) if v), default=None)
+    r1 = f"{cpu / best:.2f}" if cpu and best else "-"
+    r2 = f"{best / k:.2f}" if best and k else "-"
+    print(f"| {c} | {n} | {f(cpu)} | {f(g)} | {f(lay)} | {f(k)} | {r1} | {r2} |")
 PY
