@@ -55,6 +55,19 @@ check "by default: a 2048 x 2048 fft2 on the GPU by the policy, as numpy.fft.fft
 # The policy weighs the CPU's time on the threads the original computes on: numpy.fft's one, SciPy's workers.
 check "the policy told the original's threads: numpy.fft's 1, scipy.fft's workers" \
     test "$(count $W/big.log -- symbol=numpy.fft.fft2 threads=1)/$(count $W/big.log -- symbol=scipy.fft.fft2 threads=2)" = 3/1
+# A cuFFT plan's creation is laid on the first calls of a shape, a falling share as it recurs (as over an FFTW
+# plan's executes): a transform of 131072 points, which on the CPU takes less than the plan's creation and more than
+# the GPU without it, stays on the CPU the first time and goes to the GPU from the second call on.
+cat >$W/plans.py <<'PY'
+import gpushim
+import numpy as np
+x = np.ones(131072, "D")
+for i in range(6):
+    np.fft.fft(x)
+PY
+(cd $W && shim GPUSHIM_WARMUP=off GPUSHIM_LOG=$W/plans.log $PYP $NP2 plans.py >$W/plans.out 2>&1)
+check "a shape's first call bears its cuFFT plan: the first of 6 on the CPU, the next 5 on the GPU" \
+    test "$(count $W/plans.log -- symbol=numpy.fft.fft where=gpu)" = 5
 pyfft always corrupt --corrupt
 d=$(sed -n 's/.* \([0-9]*\) differ$/\1/p' $W/corrupt.out)
 g=$(count $W/corrupt.log -- where=gpu 'symbol=*.fft.*')

@@ -6,6 +6,7 @@
  * norm is a factor the backend applies to the output on the device.  A call the dispatcher leaves to the CPU is not
  * done, and not logged: the caller's original function runs. */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "gpushim.h"
@@ -129,6 +130,32 @@ static void gs_fa_operands(const void *args, gs_operands_t *o)
     gs_fftw_family.operands(args, o);
 }
 
+/* Earlier calls of each geometry, which stand for an FFTW plan's executes (gs_fftw_geom_t.execs): the share of a
+ * cuFFT plan's creation that the policy lays on a call (backend/cuda_fft.c) falls as a shape recurs, as it falls
+ * over an FFTW plan's executes, so that a transform a program repeats goes to the GPU once the plan pays.  A
+ * hashed table of words, each a geometry's hash above its count (the low GS_FA_COUNT bits), changed atomically; a
+ * geometry whose slot another one took counts again from 0. */
+#define GS_FA_SEEN 512
+#define GS_FA_COUNT 0xffffffull
+static _Atomic uint64_t gs_fa_seen_tab[GS_FA_SEEN];
+
+static uint32_t gs_fa_seen(const gs_fftw_geom_t *g)
+{
+    uint64_t h = (uint64_t)g->inplace << 24 | (uint64_t)g->kind << 16 | (uint64_t)g->prec << 8;
+    h = (h | (uint64_t)(g->sign + 1)) * 0x9E3779B97F4A7C15ull;
+    for (int d = 0; d < g->rank + g->howmany_rank; d++)
+        h = (h ^ (uint64_t)d << 56 ^ (uint64_t)g->dims[d].n ^ (uint64_t)g->dims[d].is << 20 ^
+             (uint64_t)g->dims[d].os << 40) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ (uint64_t)g->rank << 4) * 0x9E3779B97F4A7C15ull;
+    _Atomic uint64_t *slot = &gs_fa_seen_tab[h >> 55]; /* 9 bits: GS_FA_SEEN */
+    uint64_t key = h & ~GS_FA_COUNT, was = atomic_load_explicit(slot, memory_order_relaxed), before;
+    do
+        before = (was & ~GS_FA_COUNT) == key ? was & GS_FA_COUNT : 0;
+    while (!atomic_compare_exchange_weak_explicit(slot, &was, key | (before + (before < GS_FA_COUNT)),
+                                                  memory_order_relaxed, memory_order_relaxed));
+    return (uint32_t)before;
+}
+
 static const gs_family_t gs_fft_arrays_family = {
     .describe = gs_fa_describe,
     .check = gs_fa_check,
@@ -150,6 +177,7 @@ GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t
     p.in = in->data, p.out = out->data;
     p.scale[0] = scale, p.scale[1] = scale * gs_fa_ops[i].conj;
     p.g.threads = (int16_t)(threads < 1 ? 1 : threads > 255 ? 255 : threads);
+    p.g.execs = gs_fa_seen(&p.g);
     return gs_dispatch_api(api, (unsigned)e, &gs_fft_arrays_family, &p, __builtin_return_address(0));
 }
 
