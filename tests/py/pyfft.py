@@ -34,8 +34,9 @@ if "--corrupt" in sys.argv:
     _fft._job = _wrong
 bad, cases = [], 0
 ONE = ("fft", "ifft", "rfft", "irfft", "ihfft", "hfft")
-TWO = ("fft2", "ifft2", "rfft2", "irfft2")
-ND = ("fftn", "ifftn", "rfftn", "irfftn")
+TWO = ("fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2")
+ND = ("fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn")
+SCIPY_ONLY = ("hfft2", "ihfft2", "hfftn", "ihfftn")  # numpy.fft has no n-dimensional Hermitian transforms
 SIZES = (2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 45, 64, 97, 128)
 CANARY = 7  # the elements around a strided view, which no call may write
 
@@ -136,14 +137,14 @@ def case(name, fname, a, kwargs, points=2, total=None, out=None, lib="numpy"):
 
 
 def _fft_op(fname):
-    """The C entry's operation of a numpy.fft function (fftn and fft2 are fft's, ...)."""
-    return "irfft" if fname == "hfft" else fname.rstrip("n2")  # hfft is irfft of the conjugate
+    """The C entry's operation of a numpy.fft or scipy.fft function (fftn and fft2 are fft's, ...)."""
+    return "irfft" if fname.startswith("hfft") else fname.rstrip("n2")  # hfft is irfft of the conjugate
 
 
 def random_case(i):
     lib = "scipy" if rng.random() < 0.4 else "numpy"
-    fname = str(rng.choice(ONE + TWO + ND))
-    real_in = fname.startswith("r") or fname == "ihfft"
+    fname = str(rng.choice([f for f in ONE + TWO + ND if lib == "scipy" or f not in SCIPY_ONLY]))
+    real_in = fname.startswith(("r", "ih"))
     dt = rng.choice(["f", "d"] if real_in else ["f", "d", "F", "D"])
     nd = int(rng.integers(1 if fname in ONE or fname in ND else 2, 5))
     shape = [int(rng.choice(SIZES)) for _ in range(nd)]
@@ -179,7 +180,7 @@ def random_case(i):
         kw["workers"] = 2
     n = [shape[x] for x in axes]
     total = math.prod(shape)
-    if fname.startswith("irfft") or fname == "hfft":
+    if fname.startswith(("irfft", "hfft")):
         n[-1] = 2 * (n[-1] - 1)
         total = total // shape[axes[-1]] * n[-1]
     out = None
@@ -198,7 +199,14 @@ def fixed_cases():
     case("fft big, out", "fft", big, {"axis": 0}, 64, big.size, out=lambda: np.zeros(big.shape, "D", order="F"))
     case("rfft2 big", "rfft2", big.real.copy(), {"norm": "ortho"}, big.size, big.size)
     case("irfft big F", "irfft", np.asfortranarray(big[:, :2049]), {"norm": "forward"}, 4096, big.size)
+    case("scipy hfft2 big", "hfft2", big, {"norm": "ortho"}, 64 * 8190, 64 * 8190, lib="scipy")
+    case("scipy ihfftn big", "ihfftn", big.real.copy(), {"axes": [0], "workers": 2}, 64, big.size, lib="scipy")
     x = data((8, 16), "D")
+    for fname, y, kw in (("ihfftn", x, {}), ("hfft2", x[0], {}), ("hfftn", x, {"s": (8, 20)}),
+                         ("hfftn", x, {"norm": "bogus"}), ("ihfft2", x.real.copy(), {"axes": (1, 1)}),
+                         ("hfftn", x, {"s": (8, None)}), ("irfftn", x, {"s": (8, None)}),
+                         ("irfft2", x, {"s": (8, 30.0)}), ("ihfftn", x.real.copy(), {"s": (8, 15)})):
+        case(f"scipy {fname} {kw}", fname, y, kw, lib="scipy")
     for kw in ({"norm": "bogus"}, {"n": 0}, {"axis": 2}, {"n": 4.0}, {"axis": 1.0}):
         case(f"fft {kw}", "fft", x, kw)
     for kw in ({"axes": (0, 0)}, {"s": (8, 16)}, {"s": (8, None), "axes": (0, 1)}, {"axes": (0, 5)},

@@ -25,6 +25,8 @@ _NORMS = (None, "backward", "ortho", "forward")
 # The C entry's operations: (transform's input complex, output complex, inverse direction for the norm).
 _OPS = {"fft": (True, True, False), "ifft": (True, True, True), "rfft": (False, True, False),
         "irfft": (True, False, True), "ihfft": (False, True, True)}
+# The norm of irfft that gives hfft's (NumPy's and SciPy's _swap_direction).
+_SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 _min_points = {}  # (operation, type character): gpushim_fft_min_points, for the process
 _query = None  # gpushim_fft_min_points, set by _entry
 
@@ -116,17 +118,12 @@ def _one(op):
     return plan
 
 
-def _hfft(scipy):
-    """hfft as NumPy computes it: irfft of the conjugate (a host pass of NumPy's own), the norm's direction swapped;
-    numpy.fft's hfft ignores out, so a call with one is NumPy's."""
-    def take(a, n=None, axis=-1, norm=None, out=None, overwrite_x=False, workers=None, *, plan=None):
-        if (scipy and _sp_other(a, "irfft", overwrite_x, workers, plan)) or (not scipy and _small("irfft", a)) or \
-                out is not None or norm not in _NORMS:
-            return None
-        swapped = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}[norm]
-        return _job("irfft", np.conjugate(a), [n], [axis], swapped, None, scipy=scipy,
-                    threads=_workers(workers) if scipy else 1)
-    return take
+def _hfft(a, n=None, axis=-1, norm=None, out=None):
+    """numpy.fft's hfft as NumPy computes it: irfft of the conjugate (a host pass of NumPy's own), the norm's
+    direction swapped; numpy.fft's hfft ignores out, so a call with one is NumPy's."""
+    if _small("irfft", a) or out is not None or norm not in _SWAP:
+        return None
+    return _job("irfft", np.conjugate(a), [n], [axis], _SWAP[norm], None)
 
 
 def _nd(op, default_axes, takes_out=True):
@@ -159,20 +156,35 @@ def _workers(workers):
     return w if w > 0 else max(1, (os.cpu_count() or 1) + 1 + w)
 
 
-def _sp_one(op):
+def _sp_job(op, x, sizes, axes, norm, workers, hermitian):
+    """_job for scipy.fft.  hermitian: hfft's, irfft of x's conjugate with the norm's direction swapped (SciPy's
+    definition), x conjugated on the host once the plan has taken the call, in the layer's copy where it made one."""
+    if hermitian:
+        if norm not in _SWAP:
+            return None
+        norm = _SWAP[norm]
+    job = _job(op, x, sizes, axes, norm, None, scipy=True, threads=_workers(workers))
+    if job is None or not hermitian:
+        return job
+    y = job[1]
+    return job[:1] + (np.conjugate(y) if y is x else np.conjugate(y, out=y),) + job[2:]
+
+
+def _sp_one(op, hermitian=False):
     def take(x, n=None, axis=-1, norm=None, overwrite_x=False, workers=None, *, plan=None):
         return None if _sp_other(x, op, overwrite_x, workers, plan) else \
-            _job(op, x, [n], [axis], norm, None, scipy=True, threads=_workers(workers))
+            _sp_job(op, x, [n], [axis], norm, workers, hermitian)
     return take
 
 
-def _sp_nd(op, default_axes):
+def _sp_nd(op, default_axes, hermitian=False):
     """SciPy's n-dimensional transforms: s and axes as its _init_nd_shape_and_axes reads them (one integer for a
-    list of one; s without axes for the last len(s) axes; -1 in s: the input's size)."""
+    list of one; s without axes for the last len(s) axes; -1 in s: the input's size; what is not an integer, None
+    included, SciPy's error); hermitian as _sp_job's."""
     def take(x, s=None, axes=default_axes, norm=None, overwrite_x=False, workers=None, *, plan=None):
         if _sp_other(x, op, overwrite_x, workers, plan):
             return None
-        s = None if s is None else [s] if np.ndim(s) == 0 else list(s)
+        s = None if s is None else [operator.index(v) for v in ([s] if np.ndim(s) == 0 else s)]
         if s is not None and len(s) > x.ndim:
             return None
         axes = list(range(x.ndim)) if axes is None and s is None else \
@@ -180,16 +192,20 @@ def _sp_nd(op, default_axes):
         s = [None] * len(axes) if s is None else s
         if len(s) != len(axes):
             return None
-        return _job(op, x, [x.shape[a] if v == -1 else v for v, a in zip(s, axes)], axes, norm, None, scipy=True,
-                    threads=_workers(workers))
+        return _sp_job(op, x, [x.shape[a] if v == -1 else v for v, a in zip(s, axes)], axes, norm, workers,
+                       hermitian)
     return take
 
 
+# scipy.fft's hfft, hfft2 and hfftn are irfft's of the conjugate; ihfft's are the C entry's own.
 _SCIPY = {
     "fft": _sp_one("fft"), "ifft": _sp_one("ifft"), "rfft": _sp_one("rfft"), "irfft": _sp_one("irfft"),
-    "ihfft": _sp_one("ihfft"), "hfft": _hfft(True), "fftn": _sp_nd("fft", None), "ifftn": _sp_nd("ifft", None),
-    "rfftn": _sp_nd("rfft", None), "irfftn": _sp_nd("irfft", None), "fft2": _sp_nd("fft", (-2, -1)),
-    "ifft2": _sp_nd("ifft", (-2, -1)), "rfft2": _sp_nd("rfft", (-2, -1)), "irfft2": _sp_nd("irfft", (-2, -1)),
+    "ihfft": _sp_one("ihfft"), "hfft": _sp_one("irfft", hermitian=True), "fftn": _sp_nd("fft", None),
+    "ifftn": _sp_nd("ifft", None), "rfftn": _sp_nd("rfft", None), "irfftn": _sp_nd("irfft", None),
+    "hfftn": _sp_nd("irfft", None, hermitian=True), "ihfftn": _sp_nd("ihfft", None),
+    "fft2": _sp_nd("fft", (-2, -1)), "ifft2": _sp_nd("ifft", (-2, -1)), "rfft2": _sp_nd("rfft", (-2, -1)),
+    "irfft2": _sp_nd("irfft", (-2, -1)), "hfft2": _sp_nd("irfft", (-2, -1), hermitian=True),
+    "ihfft2": _sp_nd("ihfft", (-2, -1)),
 }
 
 
@@ -216,7 +232,7 @@ WRAPPED = (
     ("rfft", _one("rfft")),
     ("irfft", _one("irfft")),
     ("ihfft", _one("ihfft")),
-    ("hfft", _hfft(False)),
+    ("hfft", _hfft),
     ("fftn", _nd("fft", None)),
     ("ifftn", _nd("ifft", None)),
     ("rfftn", _nd("rfft", None)),
