@@ -194,7 +194,7 @@ BLAS_scipy64 = $(call pydir,$(VENV2))/scipy_openblas64/lib/libscipy_openblas64_.
 SPELLINGS := plain ilp64 scipy scipy64
 TEST_CFLAGS := -std=c11 $(WARN) -O1 -g -D_GNU_SOURCE -Itests/progs -Iinclude
 
-TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(SPELLINGS:%=$(B)/tests/bounds_%) $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
+TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(SPELLINGS:%=$(B)/tests/bounds_%) $(B)/tests/bounds_arrays $(B)/tests/blas_cmp $(B)/tests/rtld_local_main \
 	$(B)/tests/librtld_user.so $(B)/tests/ctor_main $(B)/tests/nested $(B)/tests/inner $(B)/tests/copies $(B)/tests/prefault $(B)/tests/runs $(B)/tests/fork $(B)/tests/warmup \
 	$(B)/tests/devices \
 	$(B)/tests/region \
@@ -211,8 +211,14 @@ $(B)/tests/blas_all_%: tests/progs/blas_all.c tests/progs/spelling.h | $(B)/test
 	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lm
 
 # Guard bands around every output gpushim writes, in each spelling (tests/t_bounds.sh).
-$(B)/tests/bounds_%: tests/progs/bounds.c tests/progs/spelling.h | $(B)/tests
-	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lfftw3 -lm
+$(B)/tests/bounds_%: tests/progs/bounds.c tests/progs/guard.c tests/progs/guard.h tests/progs/spelling.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) -DSPELLING_$* $< tests/progs/guard.c -o $@ $(BLAS_$*) -Wl,--disable-new-dtags,-rpath,$(abspath $(dir $(BLAS_$*))) -lfftw3 -lm
+
+# The same around the outputs of the Python layer's C entries, gpushim_linalg and gpushim_fft (tests/t_bounds.sh);
+# linked to a LAPACK it does not call, as NumPy's is loaded in a Python process: gpushim_linalg takes a call only
+# where the CPU routine it stands for is there.
+$(B)/tests/bounds_arrays: tests/progs/bounds_arrays.c tests/progs/guard.c tests/progs/guard.h include/gpushim.h | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< tests/progs/guard.c -o $@ -Wl,--no-as-needed $(BLAS_plain) -Wl,--as-needed -ldl
 
 $(B)/tests/blas_cmp: tests/progs/blas_cmp.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lm

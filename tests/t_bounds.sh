@@ -3,7 +3,9 @@
 # bytes in its padding and data in what the routine leaves alone, and nothing outside its bound changes, during
 # the call or after it returned (tests/progs/bounds.c); in every symbol spelling, so that pivots, INFO, ranks and
 # counts are written in the caller's integer width; through staging, direct copies, registered memory, tiles,
-# parts of a long column, two devices, and a copy back that failed and was made again.
+# parts of a long column, two devices, and a copy back that failed and was made again.  The same for the Python
+# layer's C entries, gpushim_linalg and gpushim_fft, called directly (tests/progs/bounds_arrays.c): padded and
+# strided outputs with canaries in their gaps, inputs never written, and calls not done writing nothing.
 . "$(dirname "$0")/lib.sh"
 
 # within NAME: the run's output says every case kept its bounds.
@@ -46,6 +48,24 @@ check "without the shim: the CPU library keeps the same bounds, whole workspaces
 $T/bounds_plain blas lapack >$W/cpu-work.out
 check "without the shim: the CPU library writes past the workspaces' first elements, which the GPU path does not" \
     grep -q '^FAIL: dgeqrf 31 x 24: WORK: ' $W/cpu-work.out
+
+# The Python layer's C entries: every operation of gpushim_linalg in every dtype, gpushim_fft's five on padded,
+# strided and transposed outputs, and calls that are not done (a singular matrix, one not positive definite, a
+# form the entry does not take, a factor on an output with gaps).
+standin_reset
+shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/arrays.log $T/bounds_arrays linalg fft >$W/arrays.out 2>$W/arrays.err
+check "arrays: gpushim_linalg's and gpushim_fft's outputs within their bounds, inputs and gaps as they were" \
+    within arrays
+check "arrays: the $(expected arrays) calls meant for the GPU ran there, by their Python names, and no other" \
+    sh -c "[ $(gpu arrays) = $(expected arrays) ] && ! grep -q '^note:' $W/arrays.out &&
+        [ $(count $W/arrays.log -- where=gpu 'symbol=numpy.linalg.*') -gt 0 ] &&
+        [ $(count $W/arrays.log -- where=gpu 'symbol=numpy.fft.*') -gt 0 ]"
+check "arrays: the stand-in saw no bad pointer, left nothing queued" \
+    test "$(standin violations)/$(standin unfinished)" = 0/0
+shim GPUSHIM_OFFLOAD=always $T/bounds_arrays corrupt linalg fft >$W/arrays-corrupt.out 2>&1
+cases=$(sed -n 's/^bounds: \([0-9]*\) cases.*/\1/p' $W/arrays-corrupt.out)
+check "arrays: a byte past each output, or in an array a call may not write, fails each of the $cases cases" \
+    test "$(grep 'outside its bound' $W/arrays-corrupt.out | cut -d: -f2 | sort -u | wc -l)" = "$cases"
 
 bounds fft fft
 check "fft: all $(expected fft) executes on the GPU, one through the permutation kernels" \

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "spelling.h"
 
 typedef blasint I;
@@ -96,105 +97,8 @@ void F77(dsytrs)(const char *, const I *, const I *, const double *, const I *, 
 void F77(dsysv)(const char *, const I *, const I *, double *, const I *, I *, double *, const I *, double *,
                 const I *, I *, L);
 
-/* ---- arrays between guard bands ---- */
-#define GUARD 4096 /* canary bytes before and after each array */
-
-typedef struct arr {
-    const char *name, *label; /* the array, and the case that made it */
-    unsigned char *mem, *was, *may; /* GUARD + bytes + GUARD each: the bytes, a copy, 1 where the call may write */
-    size_t bytes;
-    struct arr *next;
-} arr_t;
-
-static arr_t *open_list, *kept; /* the current case's arrays, and every earlier case's */
-static const char *label;
-static int cases, violations, gpu_expected, cpu, corrupt;
-
-/* Each array's canary byte is another (an element copied from one array's guard band into another's shows). */
-static void *arr(const char *name, size_t bytes)
-{
-    static unsigned char canary = 0xa5;
-    arr_t *a = calloc(1, sizeof *a);
-    size_t total = bytes + 2 * GUARD;
-    if (!a || !(a->mem = malloc(total)) || !(a->was = malloc(total)) || !(a->may = calloc(total, 1))) {
-        perror("bounds: malloc");
-        exit(2);
-    }
-    memset(a->mem, canary, total);
-    canary = (unsigned char)(canary * 5 + 0x3b);
-    a->name = name, a->bytes = bytes, a->next = open_list;
-    open_list = a;
-    return a->mem + GUARD;
-}
-
-static arr_t *find(const void *p)
-{
-    for (arr_t *a = open_list; a; a = a->next)
-        if ((const unsigned char *)p >= a->mem + GUARD && (const unsigned char *)p < a->mem + GUARD + a->bytes)
-            return a;
-    fprintf(stderr, "bounds: %p is no array of case %s\n", p, label);
-    exit(2);
-}
-
-/* Bytes [off, off + len) of array p are the call's to write. */
-static void may(void *p, size_t off, size_t len)
-{
-    arr_t *a = find(p);
-    memset(a->may + GUARD + off, 1, len);
-}
-/* The rows x cols elements of es bytes of a matrix, ld elements apart. */
-static void may_mat(void *p, size_t es, I rows, I cols, I ld)
-{
-    for (I j = 0; j < cols; j++)
-        may(p, (size_t)j * (size_t)ld * es, (size_t)rows * es);
-}
-/* Elements 0, inc, ..., (n - 1) inc. */
-static void may_vec(void *p, size_t es, I n, I inc)
-{
-    for (I i = 0; i < n; i++)
-        may(p, (size_t)i * (size_t)inc * es, es);
-}
-/* Triangle uplo of an n x n matrix, its diagonal unless unit. */
-static void may_tri(void *p, size_t es, char uplo, I n, I ld, int unit)
-{
-    for (I j = 0; j < n; j++) {
-        I lo = uplo == 'U' ? 0 : j + unit, hi = uplo == 'U' ? j + 1 - unit : n;
-        if (hi > lo)
-            may(p, ((size_t)j * (size_t)ld + (size_t)lo) * es, (size_t)(hi - lo) * es);
-    }
-}
-
-static uint64_t rng = 88172645463325252ull;
-static double rnd(void)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0 * 2 - 1;
-}
-
-/* Values in [-1, 1] in the rows x cols elements (es 4: float, 8: double, 16: complex double, its diagonal real),
- * boost added to the diagonal; the padding keeps its canary bytes. */
-static void fill(void *p, size_t es, I rows, I cols, I ld, double boost)
-{
-    for (I j = 0; j < cols; j++)
-        for (I i = 0; i < rows; i++) {
-            char *e = (char *)p + ((size_t)j * (size_t)ld + (size_t)i) * es;
-            double v = rnd() + (i == j ? boost : 0);
-            if (es == 4)
-                *(float *)(void *)e = (float)v;
-            else
-                ((double *)(void *)e)[0] = v;
-            if (es == 16)
-                ((double *)(void *)e)[1] = i == j ? 0 : rnd();
-        }
-}
-
-/* A matrix of rows x cols elements with ld - rows rows of padding, filled. */
-static void *mat(const char *name, size_t es, I rows, I cols, I ld, double boost)
-{
-    void *p = arr(name, (size_t)ld * (size_t)(cols > 0 ? cols : 1) * es);
-    fill(p, es, rows, cols, ld, boost);
-    return p;
-}
+/* ---- arrays between guard bands (guard.h): INFO, integers and workspaces in the spelling's width ---- */
+static int cpu; /* the CPU library's bounds: whole workspaces */
 
 /* INFO, or another integer the call writes once (a rank, M), in the caller's width. */
 static I *one_int(const char *name)
@@ -219,74 +123,6 @@ static void *work(const char *name, double n, size_t es, I *lwork)
     fill(p, es, *lwork, 1, *lwork, 0);
     may(p, 0, cpu ? (size_t)*lwork * es : es);
     return p;
-}
-
-/* A copy of array p made by an earlier case, as a new array of this one's. */
-static void *copy(const char *name, const void *p, size_t bytes)
-{
-    void *q = arr(name, bytes);
-    memcpy(q, p, bytes);
-    return q;
-}
-
-static void begin(const char *l) { label = l; }
-static void arm(void)
-{
-    for (arr_t *a = open_list; a; a = a->next)
-        memcpy(a->was, a->mem, a->bytes + 2 * GUARD);
-}
-
-/* corrupt: one byte past the end of the last stretch the call may write. */
-static void spoil(arr_t *a)
-{
-    size_t total = a->bytes + 2 * GUARD, i = total;
-    while (i > 0 && !a->may[i - 1])
-        i--;
-    if (i > 0 && i < total)
-        a->mem[i] ^= 0xff;
-}
-
-/* The case's end: every byte the call may not write is as it was; the arrays are then kept as they are now. */
-static void done(int gpu)
-{
-    cases++;
-    gpu_expected += gpu;
-    while (open_list) {
-        arr_t *a = open_list;
-        size_t total = a->bytes + 2 * GUARD, bad = 0, first = 0;
-        if (corrupt)
-            spoil(a);
-        for (size_t i = 0; i < total; i++)
-            if (!a->may[i] && a->mem[i] != a->was[i] && !bad++)
-                first = i;
-        if (bad) {
-            printf("FAIL: %s: %s: %zu bytes written outside its bound, the first at byte %td of the array\n", label,
-                   a->name, bad, (ptrdiff_t)first - GUARD);
-            violations++;
-        }
-        memcpy(a->was, a->mem, total);
-        a->label = label;
-        open_list = a->next;
-        a->next = kept;
-        kept = a;
-    }
-}
-
-/* Every array as its call left it. */
-static void check_kept(void)
-{
-    for (arr_t *a = kept; a; a = a->next) {
-        size_t total = a->bytes + 2 * GUARD;
-        if (corrupt)
-            a->mem[GUARD] ^= 0xff;
-        for (size_t i = 0; i < total; i++)
-            if (a->mem[i] != a->was[i]) {
-                printf("FAIL: %s: %s: changed after its call returned, at byte %td of the array\n", a->label,
-                       a->name, (ptrdiff_t)i - GUARD);
-                violations++;
-                break;
-            }
-    }
 }
 
 /* INFO after a call that should have succeeded (else it ran on the CPU: gpu_expected is then wrong). */
