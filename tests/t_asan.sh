@@ -1,11 +1,12 @@
-# A memory-error net under the whole suite (issue 46): AddressSanitizer's build of the library and of the
-# stand-in's libraries (make asan, build/asan) preloaded behind ASan's runtime into the suite's C programs (every
-# routine in every spelling, invalid arguments, guard bands around every output, threads, fork and nested fork,
-# the residency cache's hazards, host registration's, exits and destructors, several devices, sharing the
-# device, nested and inner calls, constructors, RTLD_LOCAL, the background bring-up, FFTW's planners, a sample of
-# random plans and FFTW's Fortran interface) and into NumPy, SciPy, pyFFTW and scikit-learn scripts (numpy.fft and
-# scipy.fft through the Python layer among them), each run twice: every call forced onto the GPU path
-# (GPUSHIM_OFFLOAD=always) and by the default policy, every setting left as a user leaves it.
+# A memory-error net under the whole suite (issue 46): AddressSanitizer's build of the library and of the stand-in's
+# libraries (make asan, build/asan) preloaded behind ASan's runtime into the suite's C programs (every routine in
+# every spelling, invalid arguments, guard bands around every output (those of the Python layer's C entries,
+# gpushim_linalg and gpushim_fft, too), threads, fork and nested fork, the residency cache's hazards, host
+# registration's, exits and destructors, several devices, sharing the device, nested and inner calls, constructors,
+# RTLD_LOCAL, the background bring-up, FFTW's planners, a sample of random plans and FFTW's Fortran interface) and
+# into NumPy, SciPy, pyFFTW and scikit-learn scripts (numpy.linalg, scipy.linalg, numpy.fft and scipy.fft through the
+# Python layer among them), each run twice: every call forced onto the GPU path (GPUSHIM_OFFLOAD=always) and by the
+# default policy, every setting left as a user leaves it.
 # The other tests see a wrong result; this one sees a read or write past a buffer, a use after free or a double
 # free in the library that happens to leave the results right.  ASan checks the library's accesses to the
 # program's heap and to its own, and the stand-in's copies into and out of its "device" memory, which is the
@@ -145,6 +146,14 @@ for s in plain ilp64 scipy scipy64 split; do
         clean bounds_$s $mode
     done
 done
+# The Python layer's C entries, gpushim_linalg and gpushim_fft, called directly between guard bands (the program's
+# own check, as in tests/t_bounds.sh): forced, every call on the GPU path; by default, each too small for the
+# policy and declined, which must write nothing.
+progs=$((progs + 1))
+for mode in forced default; do
+    asan bounds_arrays $mode bin $T/bounds_arrays linalg fft
+    clean bounds_arrays $mode
+done
 prog little bin $T/little @
 # (no leak check: reuse keeps its last buffers to the end, where tests/t_hostreg.sh counts their registrations)
 leaks=0
@@ -217,6 +226,9 @@ prog numpy_lapack npz $VPY tests/py/lapack_numpy.py @ 200
 prog lapack_more npz $VPY tests/py/lapack_more.py @
 prog svdvals npz $VPY tests/py/svdvals.py @ 1024
 prog pyfftw self $VPY tests/py/fftw_pyfftw.py
+# The Python layer, its scripts' own checks against the original functions: numpy.linalg's and scipy.linalg's
+# wrapped functions (gpushim_linalg), numpy.fft's and scipy.fft's transforms (gpushim_fft).
+prog pylayer self PYTHONPATH=$ROOT/scripts/python $VPY tests/py/pylayer.py
 prog pyfft self PYTHONPATH=$ROOT/scripts/python $VPY tests/py/pyfft.py 49 300
 prog sklearn npz $VPY tests/py/sklearn_models.py @ 2000 300
 
