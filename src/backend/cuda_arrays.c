@@ -1,9 +1,9 @@
 /* LAPACK operations on NumPy's arrays (families/lapack/arrays.c), as operation descriptors (cuda_solver.h) that
  * cuda_lapack.c runs: each is cuSOLVER's routine on A as it is stored (d[0], read only on the host), with B and
  * the result moved through cuBLAS's geam, which transposes on the device, into the output array X (the last
- * matrix): solve and inv (getrf, getrs), cholesky and cho_factor (potrf), eigh and eigvalsh (syevd), and
- * slogdet and det (getrf).  The routines' own steps are those of the LAPACK operations (cuda_factor.c,
- * cuda_eigen.c). */
+ * matrix): solve and inv (getrf, getrs), cholesky and cho_factor (potrf), eigh and eigvalsh (syevd), slogdet,
+ * det and lu_factor (getrf), lu_solve (getrs) and cho_solve (potrs).  The routines' own steps are those of the
+ * LAPACK operations (cuda_factor.c, cuda_eigen.c); SciPy's pivots go through the host. */
 #include <string.h>
 
 #include "backend/cuda_solver.h"
@@ -17,17 +17,18 @@ static int gs_arr_put(gs_call_t *c, gs_sol_t *s, int x, const void *src, int64_t
 }
 
 /* The LU operations factor A itself, as NumPy does, not A^T (which a C-ordered A is as stored): the same
- * rounding, which NumPy's tests of float32 determinants and inverses need.  A stored transposed is transposed on
- * the device into the start of extra, which then stands for d[0]. */
+ * rounding, which NumPy's tests of float32 determinants and inverses need; lu_solve and cho_solve need the
+ * factors themselves, as LAPACK stores them.  A stored transposed is transposed on the device into the start of
+ * extra, which then stands for d[0]. */
 static size_t gs_arr_own_bytes(const gs_lapack_t *p, size_t es)
 {
-    return p->trans == 'T' ? gs_round256((size_t)p->n * (size_t)p->n * es) : 0;
+    return p->ta == 'T' ? gs_round256((size_t)p->n * (size_t)p->n * es) : 0;
 }
 
 static int gs_arr_own(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    if (p->trans != 'T')
+    if (p->ta != 'T')
         return GS_OK;
     int rc = gs_cublas_geam(c, p->prec, CUBLAS_OP_T, CUBLAS_OP_N, p->n, p->n, gs_one(p->prec), s->d[0], s->ld[0],
                             gs_zero(), s->extra, p->n, s->extra, p->n);
@@ -67,6 +68,46 @@ static int gs_arr_gesv(gs_call_t *c, gs_sol_t *s)
     return p->tx == 'N' ? gs_arr_put(c, s, x, rhs, n, n, k) : gs_arr_put(c, s, x, rhs, n, k, n);
 }
 
+/* SciPy's pivots (int32, 0-based, incp apart) as cuSOLVER's (int64, 1-based) on the device; GS_EEXACT for one
+ * outside [0, n), which a thread of the program may have written since gs_arr_piv checked them. */
+static int gs_arr_piv_in(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t *h = (int64_t *)(void *)s->hpiv;
+    for (int64_t i = 0; i < p->n; i++) {
+        int32_t v = ((const int32_t *)p->ipiv)[i * p->incp];
+        if (v < 0 || v >= p->n) {
+            gs_call_why(c, "a pivot outside the matrix: the original's call");
+            return GS_EEXACT;
+        }
+        h[i] = (int64_t)v + 1;
+    }
+    return gs_small_copy(c, s->ipiv, h, (size_t)p->n * 8, cudaMemcpyHostToDevice);
+}
+
+/* lu_solve and cho_solve: the factors as they are (gs_arr_own), B after them in extra, the solve there with the
+ * pivots (getrs, SciPy's transposition) or the triangle (potrs), and X, the last matrix, from it. */
+static int gs_arr_solve_with(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t n = p->n, k = p->nrhs;
+    char *rhs = s->extra + gs_arr_own_bytes(p, s->es);
+    int rc = gs_arr_own(c, s);
+    if (rc == GS_OK && p->op == GS_OP_getrs)
+        rc = gs_arr_piv_in(c, s);
+    if (rc == GS_OK)
+        rc = gs_arr_rhs(c, s, rhs);
+    if (rc != GS_OK)
+        return rc;
+    if (p->op == GS_OP_getrs)
+        GS_SOL(c, cusolverDnXgetrs, (s->h, s->q, gs_op(p->trans), n, k, s->t, s->d[0], s->ld[0], s->ipiv, s->t, rhs,
+                                     n, s->info));
+    else
+        GS_SOL(c, cusolverDnXpotrs, (s->h, s->q, gs_fill(p->uplo), n, k, s->t, s->d[0], s->ld[0], s->t, rhs, n,
+                                     s->info));
+    return p->tx == 'N' ? gs_arr_put(c, s, 2, rhs, n, n, k) : gs_arr_put(c, s, 2, rhs, n, k, n);
+}
+
 static size_t gs_arr_gesv_extra(const gs_sol_t *s)
 {
     return gs_arr_own_bytes(s->p, s->es) + (size_t)s->p->n * (size_t)s->p->nrhs * s->es;
@@ -102,7 +143,7 @@ static int gs_arr_syevd(gs_call_t *c, gs_sol_t *s)
     return rc != GS_OK ? rc : gs_arr_put(c, s, 1, s->d[0], s->ld[0], s->p->n, s->p->n);
 }
 
-/* slogdet and det: A's LU factors, and their diagonal into X, n elements. */
+/* slogdet and det: A's LU factors, and their diagonal into X, n elements; lu_factor: the factors into X. */
 static int gs_arr_getrf(gs_call_t *c, gs_sol_t *s)
 {
     int rc = gs_arr_own(c, s);
@@ -110,6 +151,8 @@ static int gs_arr_getrf(gs_call_t *c, gs_sol_t *s)
         rc = gs_sol_getrf.compute(c, s);
     if (rc != GS_OK)
         return rc;
+    if (s->p->ipiv)
+        return gs_arr_put(c, s, 1, s->d[0], s->ld[0], s->p->n, s->p->n);
     GS_CUDA(c, cudaMemcpy2DAsync, (s->d[1], s->es, s->d[0], (size_t)(s->ld[0] + 1) * s->es, s->es, (size_t)s->p->n,
                                    cudaMemcpyDeviceToDevice, s->stream));
     return GS_OK;
@@ -132,6 +175,19 @@ static void gs_arr_pivot_sign(gs_sol_t *s)
             ((float *)x0)[i] = -((float *)x0)[i];
         else
             ((double *)x0)[i] = -((double *)x0)[i];
+}
+
+/* getrf's pivots: lu_factor's into the caller's array (SciPy's: int32, 0-based, incp apart); otherwise the
+ * determinant's sign from them. */
+static void gs_arr_lu_done(gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    if (!p->ipiv) {
+        gs_arr_pivot_sign(s);
+        return;
+    }
+    for (int64_t i = 0; i < p->n; i++)
+        ((int32_t *)p->ipiv)[i * p->incp] = (int32_t)(((const int64_t *)(const void *)s->hpiv)[i] - 1);
 }
 
 /* The workspaces and the eigenvalues' vector are those of the routines' LAPACK operations. */
@@ -158,7 +214,11 @@ static size_t gs_arr_eig_vec(const gs_lapack_t *p)
 const gs_sol_op_t gs_sol_arr_gesv = {.work = gs_arr_lu_work, .compute = gs_arr_gesv, .extra = gs_arr_gesv_extra,
                                      .flags = GS_SOL_PIV_DEV | GS_SOL_ONES};
 const gs_sol_op_t gs_sol_arr_getrf = {.work = gs_arr_lu_work, .compute = gs_arr_getrf, .extra = gs_arr_getrf_extra,
-                                      .done = gs_arr_pivot_sign, .flags = GS_SOL_PIV_BACK};
+                                      .done = gs_arr_lu_done, .flags = GS_SOL_PIV_BACK};
+/* cuSOLVER's getrs and potrs take no workspace. */
+const gs_sol_op_t gs_sol_arr_getrs = {.compute = gs_arr_solve_with, .extra = gs_arr_gesv_extra,
+                                      .flags = GS_SOL_PIV_DEV};
+const gs_sol_op_t gs_sol_arr_potrs = {.compute = gs_arr_solve_with, .extra = gs_arr_gesv_extra};
 const gs_sol_op_t gs_sol_arr_potrf = {.work = gs_arr_chol_work, .compute = gs_arr_potrf, .done = gs_arr_clear};
 const gs_sol_op_t gs_sol_arr_syevd = {.work = gs_arr_eig_work, .compute = gs_arr_syevd, .vec = gs_arr_eig_vec,
                                       .flags = GS_SOL_W_OUT};

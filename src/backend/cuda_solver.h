@@ -104,7 +104,8 @@ GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev, gs_sol
 GS_HIDDEN extern const gs_sol_op_t gs_sol_sytrf, gs_sol_sytrs, gs_sol_sysv;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_gels, gs_sol_gelsd;
 /* The same operations on NumPy's arrays (gs_lapack_t's arrays: cuda_arrays.c). */
-GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd, gs_sol_arr_getrf;
+GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd, gs_sol_arr_getrf,
+    gs_sol_arr_getrs, gs_sol_arr_potrs;
 
 /* QR steps that least squares shares with geqrf and ormqr (cuda_factor.c): geqrf's workspace for an m x n
  * matrix (leading dimension ld), into dev and host bytes; ormqr's (Q from k reflectors of an m x n C), as the

@@ -15,6 +15,7 @@ import numpy as np
 from gpushim import _linalg
 
 rng = np.random.default_rng(48)
+OTHER = {"f": "d", "d": "f", "F": "D", "D": "F"}  # each dtype's other precision
 bad, cases = [], 0
 
 
@@ -75,10 +76,12 @@ def same(x, y, tol):
 
 
 def case(name, fn, *args, **kwargs):
-    """fn (wrapped) against its original on the same arguments, which must be left as they were."""
+    """fn (wrapped) against its original on the same arguments, which must be left as they were (arrays inside a
+    tuple argument, SciPy's (lu, piv) and (c, lower), too)."""
     global cases
     cases += 1
-    before = [a.copy() for a in args if isinstance(a, np.ndarray)]
+    inputs = [a for x in args for a in (x if isinstance(x, (tuple, list)) else (x,)) if isinstance(a, np.ndarray)]
+    before = [a.copy() for a in inputs]
     results, warned = [], []
     for f in (fn, fn._gpushim_original):
         with warnings.catch_warnings(record=True) as w:
@@ -97,8 +100,7 @@ def case(name, fn, *args, **kwargs):
         why = None if (type(r1), str(r1)) == (type(r2), str(r2)) else f"raised {r1!r} against {r2!r}"
     else:
         why = same(r1, r2, tol)
-    if not why and any(not np.array_equal(b, a, equal_nan=True) for b, a in
-                       zip(before, [a for a in args if isinstance(a, np.ndarray)])):
+    if not why and any(not np.array_equal(b, a, equal_nan=True) for b, a in zip(before, inputs)):
         why = "an input changed"
     if not why and warned[0] != warned[1]:
         why = f"warnings {warned[0]} against {warned[1]}"
@@ -106,11 +108,130 @@ def case(name, fn, *args, **kwargs):
         bad.append(f"{name}: {why}")
 
 
+def copied(x):
+    """x with each array in it (in a tuple too) copied, in its memory order."""
+    if isinstance(x, tuple):
+        return tuple(map(copied, x))
+    return x.copy(order="K") if isinstance(x, np.ndarray) else x
+
+
+def overwrite_case(name, fn, *args, **kwargs):
+    """fn against its original where they may overwrite their inputs (overwrite_a, overwrite_b): each called on
+    copies of the arguments; the results, and the inputs as each call left them, must agree."""
+    global cases
+    cases += 1
+    got = []
+    for f in (fn, fn._gpushim_original):
+        mine = copied(args)
+        got.append((f(*mine, **kwargs), [a for x in mine for a in (x if isinstance(x, tuple) else (x,))
+                                         if isinstance(a, np.ndarray)]))
+    (r1, in1), (r2, in2) = got
+    why = same(r1, r2, 2e-4) or next((f"input {i} left as {u!r} against {w!r}" for i, (u, w) in
+                                      enumerate(zip(in1, in2)) if not np.allclose(u, w, atol=2e-4)), None)
+    if why:
+        bad.append(f"{name}: {why}")
+
+
+def with_nan(x):
+    y = x.copy()
+    y[3, 2] = np.nan
+    return y
+
+
+def lu_cases(sl, dt, n):
+    """lu_factor and lu_solve: every layout of A, of the factors and of B, SciPy's three transpositions, pivots
+    strided, and the forms and errors that go to the original."""
+    a, b = matrix(n, dt), matrix(n, dt, m=3)
+    lu, piv = sl.lu_factor._gpushim_original(a)
+    for ka, av in layouts(a).items():
+        case(f"lu_factor {dt} {ka}", sl.lu_factor, av)
+        for trans in (0, 1, 2):
+            case(f"lu_solve {dt} LU {ka} trans={trans}", sl.lu_solve, (layouts(lu)[ka], piv), b, trans=trans)
+    for kb, bv in list(layouts(b).items()) + [("vector", b[:, 0].copy()), ("vector-strided", b[:, 0])]:
+        case(f"lu_solve {dt} B {kb}", sl.lu_solve, (lu, piv), bv)
+        case(f"lu_solve {dt} B {kb} trans=2", sl.lu_solve, (lu, piv), bv, 2)
+    wide = np.zeros(2 * n, np.int32)
+    wide[::2] = piv
+    case(f"lu_solve {dt} pivots strided", sl.lu_solve, (lu, wide[::2]), b)
+    case(f"lu_solve {dt} a list", sl.lu_solve, [lu, piv], b)
+    case(f"lu_solve {dt} pivots int64", sl.lu_solve, (lu, piv.astype(np.int64)), b)
+    case(f"lu_solve {dt} pivots a list", sl.lu_solve, (lu, list(piv)), b)
+    case(f"lu_solve {dt} factors of another dtype", sl.lu_solve, (lu.astype(OTHER[dt]), piv), b)
+    for trans in (True, 1.0, 3, "T"):
+        case(f"lu_solve {dt} trans={trans!r}", sl.lu_solve, (lu, piv), b, trans=trans)
+    overwrite_case(f"lu_solve {dt} overwrite_b", sl.lu_solve, (lu, piv), np.asfortranarray(b), overwrite_b=True)
+    case(f"lu_solve {dt} a NaN in B, check_finite", sl.lu_solve, (lu, piv), with_nan(b))
+    case(f"lu_solve {dt} a NaN in B, check_finite=False", sl.lu_solve, (lu, piv), with_nan(b), check_finite=False)
+    case(f"lu_solve {dt} a NaN in the factors", sl.lu_solve, (with_nan(lu), piv), b)
+    singular = lu.copy()
+    singular[5, 5] = 0
+    case(f"lu_solve {dt} a zero on U's diagonal", sl.lu_solve, (singular, piv), b)
+    case(f"lu_solve {dt} B too short", sl.lu_solve, (lu, piv), b[:5])
+    case(f"lu_solve {dt} B empty", sl.lu_solve, (lu, piv), b[:, :0])
+    case(f"lu_solve {dt} three factors", sl.lu_solve, (lu, piv, piv), b)
+    case(f"lu_solve {dt} stacked", sl.lu_solve, (np.stack([lu, lu]), np.stack([piv, piv])), np.stack([b, b]))
+    case(f"lu_factor {dt} check_finite=False", sl.lu_factor, a, check_finite=False)
+    overwrite_case(f"lu_factor {dt} overwrite_a", sl.lu_factor, np.asfortranarray(a), overwrite_a=True)
+    case(f"lu_factor {dt} singular", sl.lu_factor, np.zeros((n, n), dt))
+    case(f"lu_factor {dt} singular rank 1", sl.lu_factor, np.ones((n, n), dt))
+    case(f"lu_factor {dt} a NaN, check_finite", sl.lu_factor, with_nan(a))
+    case(f"lu_factor {dt} a NaN, check_finite=False", sl.lu_factor, with_nan(a), check_finite=False)
+    case(f"lu_factor {dt} not square", sl.lu_factor, a[:, :5])
+    case(f"lu_factor {dt} stacked", sl.lu_factor, np.stack([a, a]))
+    case(f"lu_factor {dt} empty", sl.lu_factor, np.zeros((0, 0), dt))
+
+
+def cho_solve_cases(sl, dt, n, s):
+    """cho_solve: every layout of the factor (whose other triangle holds A's, as cho_factor leaves it) and of B,
+    both triangles, and the forms and errors that go to the original."""
+    b = matrix(n, dt, m=3)
+    for lower in (False, True):
+        c, _ = sl.cho_factor._gpushim_original(s, lower=lower)
+        for kc, cv in layouts(c).items():
+            case(f"cho_solve {dt} C {kc} lower={lower}", sl.cho_solve, (cv, lower), b)
+        for kb, bv in list(layouts(b).items()) + [("vector", b[:, 0].copy()), ("vector-strided", b[:, 0])]:
+            case(f"cho_solve {dt} B {kb} lower={lower}", sl.cho_solve, (c, lower), bv)
+    for lower in (1, 0, 2, None, np.True_, 1.0):
+        case(f"cho_solve {dt} lower={lower!r}", sl.cho_solve, (c, lower), b)
+    case(f"cho_solve {dt} a list", sl.cho_solve, [c, True], b)
+    overwrite_case(f"cho_solve {dt} overwrite_b", sl.cho_solve, (c, True), np.asfortranarray(b), overwrite_b=True)
+    case(f"cho_solve {dt} a NaN in C, check_finite", sl.cho_solve, (with_nan(c), True), b)
+    case(f"cho_solve {dt} a NaN in B, check_finite", sl.cho_solve, (c, True), with_nan(b))
+    case(f"cho_solve {dt} a NaN in B, check_finite=False", sl.cho_solve, (c, True), with_nan(b), check_finite=False)
+    zero = c.copy()
+    zero[4, 4] = 0
+    case(f"cho_solve {dt} a zero on the diagonal", sl.cho_solve, (zero, True), b)
+    case(f"cho_solve {dt} factor of another dtype", sl.cho_solve, (c.astype(OTHER[dt]), True), b)
+    case(f"cho_solve {dt} C not square", sl.cho_solve, (c[:, :5], True), b)
+    case(f"cho_solve {dt} B too short", sl.cho_solve, (c, True), b[:5])
+    case(f"cho_solve {dt} B empty", sl.cho_solve, (c, True), b[:, :0])
+    case(f"cho_solve {dt} stacked", sl.cho_solve, (np.stack([c, c]), True), np.stack([b, b]))
+
+
+def pivots_refused(sl):
+    """lu_solve's pivots outside the matrix never reach the device (the original's getrs would read and write
+    past B with them, so they are not run through it): the C entry does not take them, and takes them in range."""
+    global cases
+    n = 24
+    lu, piv = sl.lu_factor._gpushim_original(matrix(n, "d"))
+    run = _linalg._run(_linalg._entry())
+    past, negative = piv.copy(), piv.copy()
+    past[0], negative[-1] = n, -1
+    for name, p, want in (("in range", piv, True), ("one past the last row", past, False),
+                          ("negative", negative, False)):
+        cases += 1
+        job = _linalg._sp_lu_solve((lu, p), np.ones((n, 2)))
+        done = job is not None and run(b"scipy.linalg.lu_solve", job) is not NotImplemented
+        if done != want and _linalg._query(b"lu_solve", b"d", 2) <= n:
+            bad.append(f"lu_solve pivots {name}: {'taken' if done else 'refused'} by the library")
+
+
 def scipy_cases():
     try:
         import scipy.linalg as sl
     except ImportError:  # build/venv-np1: NumPy 1.26 alone
         return
+    pivots_refused(sl)
     for dt in ("f", "d", "F", "D"):
         n = 24
         s = matrix(n, dt, spd=True)
@@ -130,6 +251,8 @@ def scipy_cases():
         case(f"scipy eigh {dt} a NaN, check_finite", sl.eigh, bad_s)
         case(f"scipy eigh {dt} check_finite=False", sl.eigh, s, check_finite=False)
         case(f"cho_factor {dt} check_finite=False", sl.cho_factor, s, check_finite=False)
+        lu_cases(sl, dt, n)
+        cho_solve_cases(sl, dt, n, s)
         for kw in ({"driver": "evd"}, {"driver": "evr"}, {"driver": "gvd"}, {"subset_by_index": [0, 3]},
                    {"b": np.eye(n, dtype=dt)}, {"type": 2}, {"turbo": True}):
             case(f"scipy eigh {dt} {kw}", sl.eigh, s, **kw)

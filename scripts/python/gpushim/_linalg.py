@@ -130,6 +130,51 @@ def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     return "cho_factor", "L" if lower else "U", (a, c), lambda: (c, lower)
 
 
+def _all_finite(*arrays):
+    """Whether every element of the arrays is finite.  The solves with factors and lu_factor send an array with an
+    infinity or a NaN to the original, whatever check_finite says: it raises where SciPy checks (lu_solve checks b,
+    not the factors), and otherwise the infinities and NaNs of its result, and lu_factor's pivots, follow the CPU
+    library's order of operations."""
+    return all(bool(np.isfinite(x).all()) for x in arrays)
+
+
+def _sp_lu_factor(a, overwrite_a=False, check_finite=True):
+    if overwrite_a or not _take("lu_factor", a) or not _all_finite(a) or _pivot_type() != np.int32:
+        return None
+    lu, piv = np.empty(a.shape, a.dtype, "F"), np.empty(a.shape[0], np.int32)
+    return "lu_factor", "N", (a, lu, piv), lambda: (lu, piv)
+
+
+def _pair(x):
+    """x's two elements, as the original unpacks (lu, piv) and (c, lower); None for another form."""
+    return tuple(x) if type(x) in (tuple, list) and len(x) == 2 else None
+
+
+def _rhs(op, a, b):
+    """Whether op takes the factors a and the right-hand sides b (n, or n x k, not empty) for a solve."""
+    return b.size > 0 and b.shape[0] == a.shape[0] and _take(op, a, b, k=b.shape[1] if b.ndim == 2 else 1)
+
+
+def _sp_lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    lu, piv = _pair(lu_and_piv) or (None, None)
+    # SciPy's pivots as lu_factor makes them; the library checks each is a row of the matrix
+    if overwrite_b or type(trans) is not int or trans not in (0, 1, 2) or not _rhs("lu_solve", lu, b) or \
+            type(piv) is not np.ndarray or piv.dtype != np.int32 or piv.shape != lu.shape[:1] or \
+            not _all_finite(lu, b):
+        return None
+    x = np.empty(b.shape, b.dtype, "F")
+    return "lu_solve", "NTC"[trans], (lu, piv, b, x), lambda: x
+
+
+def _sp_cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    c, lower = _pair(c_and_lower) or (None, None)
+    if overwrite_b or type(lower) not in (bool, int) or lower not in (0, 1) or not _rhs("cho_solve", c, b) or \
+            not _all_finite(c, b):
+        return None
+    x = np.empty(b.shape, b.dtype, "F")
+    return "cho_solve", "L" if lower else "U", (c, b, x), lambda: x
+
+
 def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
              check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     # the standard problem, every eigenvalue, by any driver that computes them all
@@ -153,6 +198,17 @@ def _result_type(mod, fn):
     return make
 
 
+_pivot_types = []
+
+
+def _pivot_type():
+    """The dtype of lu_factor's pivots (int32, or int64 for a SciPy built with 64-bit LAPACK integers), found by a
+    call of the original on a 1 x 1 matrix the first time."""
+    if not _pivot_types:
+        _pivot_types.append(sys.modules["scipy.linalg"].lu_factor._gpushim_original(np.eye(1))[1].dtype)
+    return _pivot_types[0]
+
+
 # The one table: module, function, and its plan.  The log names each call module.function.
 WRAPPED = (
     ("numpy.linalg", "solve", _np_solve),
@@ -163,6 +219,9 @@ WRAPPED = (
     ("numpy.linalg", "det", _np_det),
     ("numpy.linalg", "slogdet", _np_slogdet),
     ("scipy.linalg", "cho_factor", _sp_cho_factor),
+    ("scipy.linalg", "cho_solve", _sp_cho_solve),
+    ("scipy.linalg", "lu_factor", _sp_lu_factor),
+    ("scipy.linalg", "lu_solve", _sp_lu_solve),
     ("scipy.linalg", "eigh", _sp_eigh),
 )
 
