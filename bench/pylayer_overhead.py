@@ -31,6 +31,7 @@ cases = {
     "scipy.linalg.lu_factor": (scipy.linalg.lu_factor, (a,)),
     "scipy.linalg.lu_solve": (scipy.linalg.lu_solve, (scipy.linalg.lu_factor(a), b)),
     "scipy.linalg.eigh": (scipy.linalg.eigh, (spd,)),
+    "scipy.linalg.inv": (scipy.linalg.inv, (a,)),
 }
 
 

@@ -61,11 +61,14 @@ typedef struct {
  *               "N" (A), "T" (A^T) or "C" (A^H); P's pivots each from 0 to n - 1, a zero on LU's diagonal not done
  *   "cho_solve" C (n x n), B (n, or n x k), X (B's shape): A X = B from A's Cholesky factor in C's triangle uplo,
  *               a zero on C's diagonal not done
+ *   "inv_rcond" A (n x n), X (n x n): inv, not done when 1 / (|A|_1 |X|_1) is below 1000 times the epsilon of A's
+ *               precision (scipy.linalg.inv, which warns when LAPACK's estimate of it is below one epsilon): X
+ *               is then written but not the result, and the caller's own call gives it
  * uplo is "L" or "U" (ignored by solve, inv, slogdet and lu_factor; lu_solve's transposition).  A matrix has one
  * dimension of unit stride; the outputs are the caller's fresh arrays.  Returns 1 when the call is done, its results
  * in the outputs; 0 when it is not (the policy keeps it on the CPU, the GPU failed or found the matrix singular or
- * not positive definite, or the arrays are of a form this does not take), with no output written: the caller then
- * makes the call as it would have without gpushim. */
+ * not positive definite, or the arrays are of a form this does not take), with no output written (but
+ * inv_rcond's X): the caller then makes the call as it would have without gpushim. */
 int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays, const gpushim_array_t *arrays);
 
 /* The smallest order n for which gpushim_linalg's op on an n x n matrix of dtype (with nrhs right-hand sides, for

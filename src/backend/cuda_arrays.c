@@ -4,6 +4,8 @@
  * matrix): solve and inv (getrf, getrs), cholesky and cho_factor (potrf), eigh and eigvalsh (syevd), slogdet,
  * det and lu_factor (getrf), lu_solve (getrs) and cho_solve (potrs).  The routines' own steps are those of the
  * LAPACK operations (cuda_factor.c, cuda_eigen.c); SciPy's pivots go through the host. */
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "backend/cuda_solver.h"
@@ -106,6 +108,62 @@ static int gs_arr_solve_with(gs_call_t *c, gs_sol_t *s)
         GS_SOL(c, cusolverDnXpotrs, (s->h, s->q, gs_fill(p->uplo), n, k, s->t, s->d[0], s->ld[0], s->t, rhs, n,
                                      s->info));
     return p->tx == 'N' ? gs_arr_put(c, s, 2, rhs, n, n, k) : gs_arr_put(c, s, 2, rhs, n, k, n);
+}
+
+/* An upper bound of the 1-norm of the n x n matrix stored at x, ld elements apart, as t ('N': itself; 'T': its
+ * transpose, whose 1-norm is the stored matrix's largest row sum, summed in sums, n doubles): each element's
+ * |re| + |im|, at most sqrt(2) times its modulus.  NaN when an element is. */
+static double gs_arr_norm1(const char *x, int64_t n, int64_t ld, char t, int prec, double *sums)
+{
+    size_t es = gs_prec_size(prec), parts = gs_prec_complex(prec) ? 2 : 1, reals = (size_t)n * parts;
+    bool single = prec == GS_P_S || prec == GS_P_C;
+    double max = 0;
+    memset(sums, 0, (size_t)n * sizeof *sums);
+    for (int64_t j = 0; j < n; j++) {
+        const char *col = x + (size_t)j * (size_t)ld * es;
+        double sum = 0;
+        for (size_t r = 0; r < reals; r++) {
+            double v = fabs(single ? (double)((const float *)col)[r] : ((const double *)col)[r]);
+            if (t == 'N')
+                sum += v;
+            else
+                sums[r / parts] += v;
+        }
+        if (isnan(sum))
+            return NAN;
+        max = sum > max ? sum : max;
+    }
+    for (int64_t i = 0; t != 'N' && i < n; i++) {
+        if (isnan(sums[i]))
+            return NAN;
+        max = sums[i] > max ? sums[i] : max;
+    }
+    return max;
+}
+
+/* scipy.linalg.inv warns, with LAPACK's estimate of A's reciprocal condition number in the message, when that
+ * estimate is below the epsilon of A's precision (or NaN).  The estimate is at least the reciprocal condition
+ * number itself (the norm of A^-1 it estimates is a lower bound), which 1 / (|A|_1 |X|_1) bounds from below
+ * but for X's rounding errors, a fraction of it while A is far from that edge: an X whose bound is below
+ * GS_ARR_RCOND_MARGIN epsilons is handed back, so that SciPy's own call gives its result and warning. */
+#define GS_ARR_RCOND_MARGIN 1000.0
+
+static const char *gs_arr_cond(const gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    if (!p->cond)
+        return NULL;
+    double *sums = (double *)(void *)s->hextra;
+    double eps = p->prec == GS_P_S || p->prec == GS_P_C ? FLT_EPSILON : DBL_EPSILON;
+    double na = gs_arr_norm1(p->a, p->n, p->lda, p->ta, p->prec, sums);
+    double nx = gs_arr_norm1(p->x, p->n, p->ldx, p->tx, p->prec, sums);
+    return na * nx <= 1 / (GS_ARR_RCOND_MARGIN * eps) ? NULL : "ill-conditioned or nearly: SciPy's call warns";
+}
+
+/* Host memory of the condition check: n doubles. */
+static size_t gs_arr_cond_host(const gs_lapack_t *p)
+{
+    return p->cond ? (size_t)p->n * sizeof(double) : 0;
 }
 
 static size_t gs_arr_gesv_extra(const gs_sol_t *s)
@@ -212,6 +270,7 @@ static size_t gs_arr_eig_vec(const gs_lapack_t *p)
 }
 
 const gs_sol_op_t gs_sol_arr_gesv = {.work = gs_arr_lu_work, .compute = gs_arr_gesv, .extra = gs_arr_gesv_extra,
+                                     .host = gs_arr_cond_host, .written = gs_arr_cond,
                                      .flags = GS_SOL_PIV_DEV | GS_SOL_ONES};
 const gs_sol_op_t gs_sol_arr_getrf = {.work = gs_arr_lu_work, .compute = gs_arr_getrf, .extra = gs_arr_getrf_extra,
                                       .done = gs_arr_lu_done, .flags = GS_SOL_PIV_BACK};

@@ -166,6 +166,10 @@ static int gs_sol_run(gs_call_t *c, const gs_lapack_t *p, const gs_operand_t *o,
     if ((rc = op->out ? op->out(c, &s) : gs_cuda_outputs(c, o, h, n, s.es, s.d, s.ld)) != GS_OK)
         return rc;
     gs_sol_write(&s, op, npiv);
+    if ((why = op->written ? op->written(&s) : NULL) != NULL) {
+        gs_call_why(c, "%s", why);
+        return GS_EEXACT;
+    }
     return GS_OK;
 }
 

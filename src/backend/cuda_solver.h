@@ -94,6 +94,9 @@ typedef struct {
                                               * outputs, or NULL */
     gs_sol_fn *out;      /* copies the outputs to user memory; NULL: every output matrix (gs_cuda_outputs) */
     void (*done)(gs_sol_t *s); /* writes the outputs besides the matrices and the flags' */
+    /* After every output is written: why the caller must make the call itself all the same, or NULL.  Only for
+     * the Python layer's operations, whose outputs are fresh arrays that the layer then drops (cuda_arrays.c). */
+    const char *(*written)(const gs_sol_t *s);
     uint16_t flags;      /* GS_SOL_* */
 } gs_sol_op_t;
 

@@ -75,9 +75,10 @@ def same(x, y, tol):
     return None
 
 
-def case(name, fn, *args, **kwargs):
+def case(name, fn, *args, _tol=None, **kwargs):
     """fn (wrapped) against its original on the same arguments, which must be left as they were (arrays inside a
-    tuple argument, SciPy's (lu, piv) and (c, lower), too)."""
+    tuple argument, SciPy's (lu, piv) and (c, lower), too); _tol: the values' tolerance relative to the largest,
+    for an ill-conditioned matrix, instead of the dtype's."""
     global cases
     cases += 1
     inputs = [a for x in args for a in (x if isinstance(x, (tuple, list)) else (x,)) if isinstance(a, np.ndarray)]
@@ -93,7 +94,7 @@ def case(name, fn, *args, **kwargs):
         warned.append(sorted((x.category.__name__, str(x.message)) for x in w))
     (k1, r1), (k2, r2) = results
     dt = next((a.dtype for a in args + tuple(kwargs.values()) if isinstance(a, np.ndarray)), np.dtype("d"))
-    tol = 2e-4 if dt in (np.float32, np.complex64) else 1e-10
+    tol = _tol or (2e-4 if dt in (np.float32, np.complex64) else 1e-10)
     if k1 != k2:
         why = f"{k1} {r1!r} against {k2} {r2!r}"
     elif k1 == "raised":
@@ -208,6 +209,42 @@ def cho_solve_cases(sl, dt, n, s):
     case(f"cho_solve {dt} stacked", sl.cho_solve, (np.stack([c, c]), True), np.stack([b, b]))
 
 
+def inv_cases(sl, dt, n, a, s):
+    """scipy.linalg.inv: every layout; the structures SciPy detects and inverts by other routines (diagonal,
+    triangular, symmetric or Hermitian, positive definite or not); Hilbert matrices from well- to ill-conditioned,
+    which SciPy warns of (the library must hand back those near the edge); singular matrices, and the keywords and
+    errors that go to the original."""
+    for ka, av in layouts(a).items():
+        case(f"scipy inv {dt} {ka}", sl.inv, av)
+    d = np.diag(np.diag(a) + np.asarray(3, dt))
+    structures = {"diagonal": d, "upper": np.triu(a) + 3 * d, "lower": np.tril(a) + 3 * d, "positive definite": s,
+                  "symmetric (complex: not Hermitian)": a + a.T, "Hermitian indefinite": a + a.conj().T}
+    for kind, m in structures.items():
+        case(f"scipy inv {dt} {kind}", sl.inv, m.astype(dt))
+        case(f"scipy inv {dt} {kind}, Fortran order", sl.inv, np.asfortranarray(m.astype(dt)))
+    eps = np.finfo(dt).eps
+    for k in range(3, 15):
+        h = (1 / (np.arange(1, k + 1)[:, None] + np.arange(k))).astype(dt)
+        tol = min(1.0, 100 * eps * np.linalg.cond(h.astype(complex)))
+        case(f"scipy inv {dt} Hilbert {k}", sl.inv, h, _tol=tol)
+        case(f"scipy inv {dt} Hilbert {k}, Fortran order", sl.inv, np.asfortranarray(h), _tol=tol)
+    rank = a.copy()
+    rank[:, -1] = rank[:, 0] + rank[:, 1]
+    for kind, m in (("singular", np.zeros((n, n), dt)), ("rank 1", np.ones((n, n), dt)), ("rank n - 1", rank)):
+        case(f"scipy inv {dt} {kind}", sl.inv, m, _tol=1.0)
+    for kw in ({"assume_a": "gen"}, {"assume_a": "general"}, {"assume_a": "pos"}, {"assume_a": "sym"},
+               {"assume_a": "her"}, {"assume_a": "diagonal"}, {"assume_a": "upper triangular"}, {"lower": True},
+               {"assume_a": "gen", "lower": True}, {"assume_a": "banded"}, {"check_finite": False}):
+        case(f"scipy inv {dt} {kw}", sl.inv, s if kw.get("assume_a") in ("pos", "sym", "her") else a, **kw)
+    overwrite_case(f"scipy inv {dt} overwrite_a", sl.inv, np.asfortranarray(a), overwrite_a=True)
+    case(f"scipy inv {dt} a NaN, check_finite", sl.inv, with_nan(a))
+    case(f"scipy inv {dt} a NaN, check_finite=False", sl.inv, with_nan(a), check_finite=False)
+    case(f"scipy inv {dt} stacked", sl.inv, np.stack([a, a]))
+    case(f"scipy inv {dt} not square", sl.inv, a[:, :5])
+    case(f"scipy inv {dt} a vector", sl.inv, a[0])
+    case(f"scipy inv {dt} empty", sl.inv, np.zeros((0, 0), dt))
+
+
 def pivots_refused(sl):
     """lu_solve's pivots outside the matrix never reach the device (the original's getrs would read and write
     past B with them, so they are not run through it): the C entry does not take them, and takes them in range."""
@@ -253,6 +290,7 @@ def scipy_cases():
         case(f"cho_factor {dt} check_finite=False", sl.cho_factor, s, check_finite=False)
         lu_cases(sl, dt, n)
         cho_solve_cases(sl, dt, n, s)
+        inv_cases(sl, dt, n, matrix(n, dt), s)
         for kw in ({"driver": "evd"}, {"driver": "evr"}, {"driver": "gvd"}, {"subset_by_index": [0, 3]},
                    {"b": np.eye(n, dtype=dt)}, {"type": 2}, {"turbo": True}):
             case(f"scipy eigh {dt} {kw}", sl.eigh, s, **kw)

@@ -175,6 +175,17 @@ def _sp_cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     return "cho_solve", "L" if lower else "U", (c, b, x), lambda: x
 
 
+def _sp_inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
+    # a matrix as SciPy inverts it whole: assume_a "gen", or None, whose structure SciPy detects (diagonal,
+    # triangular, symmetric...) to invert it with other routines, to the same result within rounding; the
+    # library hands an ill-conditioned one back, so that the warning, with SciPy's estimate in it, is SciPy's
+    if overwrite_a or not (assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")) or \
+            not _take("inv_rcond", a) or not _all_finite(a):
+        return None
+    x = np.empty(a.shape, a.dtype)
+    return "inv_rcond", "L", (a, x), lambda: x
+
+
 def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
              check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     # the standard problem, every eigenvalue, by any driver that computes them all
@@ -223,6 +234,7 @@ WRAPPED = (
     ("scipy.linalg", "lu_factor", _sp_lu_factor),
     ("scipy.linalg", "lu_solve", _sp_lu_solve),
     ("scipy.linalg", "eigh", _sp_eigh),
+    ("scipy.linalg", "inv", _sp_inv),
 )
 
 

@@ -143,7 +143,7 @@ static const struct {
     {"solve", GS_OP_gesv, 3, 0, 0},       {"inv", GS_OP_gesv, 2, 0, 0},         {"cholesky", GS_OP_potrf, 2, 0, 0},
     {"cho_factor", GS_OP_potrf, 2, 0, 0}, {"eigh", GS_OP_syevd, 3, 2, 0},       {"eigvalsh", GS_OP_syevd, 2, 2, 0},
     {"slogdet", GS_OP_getrf, 2, 0, 0},    {"lu_factor", GS_OP_getrf, 3, 0, 3}, {"lu_solve", GS_OP_getrs, 4, 0, 2},
-    {"cho_solve", GS_OP_potrs, 3, 0, 0},
+    {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},
 };
 
 /* The routine of operation op in precision prec. */
@@ -180,6 +180,7 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
     ok = ok && (!piv || gs_arr_piv(p, &x[piv - 1], p->n, op == GS_OP_getrs));
     p->valid = ok;
     p->arrays = p->x != NULL;
+    p->cond = strcmp(gs_arr_ops[i].name, "inv_rcond") == 0;
     return ok;
 }
 

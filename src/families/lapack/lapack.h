@@ -42,8 +42,9 @@ typedef struct {
      * through op(tx) into X, another array, and clear ('U' or 'L') is the triangle of X set to zero after
      * (potrf); trans and uplo are those of A as it is stored, but for getrs and potrs, which transpose a stored
      * A on the device first (trans: SciPy's transposition of the system).  ipiv holds SciPy's pivots, int32 and
-     * 0-based, incp elements apart (getrf's output, getrs's input) */
-    bool arrays;
+     * 0-based, incp elements apart (getrf's output, getrs's input); cond: X, once written, is handed back when A
+     * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c) */
+    bool arrays, cond;
     char ta, tb, tx, clear;
     void *x;
     int64_t ldx, incp;
