@@ -32,6 +32,7 @@ cases = {
     "scipy.linalg.lu_solve": (scipy.linalg.lu_solve, (scipy.linalg.lu_factor(a), b)),
     "scipy.linalg.eigh": (scipy.linalg.eigh, (spd,)),
     "scipy.linalg.inv": (scipy.linalg.inv, (a,)),
+    "scipy.linalg.solve": (scipy.linalg.solve, (a, b)),
 }
 
 

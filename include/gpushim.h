@@ -64,6 +64,11 @@ typedef struct {
  *   "inv_rcond" A (n x n), X (n x n): inv, not done when 1 / (|A|_1 |X|_1) is below 1000 times the epsilon of A's
  *               precision (scipy.linalg.inv, which warns when LAPACK's estimate of it is below one epsilon): X
  *               is then written but not the result, and the caller's own call gives it
+ *   "solve_rcond" A (n x n), B (n, or n x k), X (B's shape): solve, not done when LAPACK's estimate of A's
+ *               reciprocal condition number in the 1-norm (gecon's method, on the GPU's factors) is below 1000
+ *               epsilons (scipy.linalg.solve, which warns below one)
+ *   "posv_rcond" the same for a Hermitian positive definite A, from its triangle uplo (Cholesky, pocon's
+ *               estimate); not done when A is not positive definite
  * uplo is "L" or "U" (ignored by solve, inv, slogdet and lu_factor; lu_solve's transposition).  A matrix has one
  * dimension of unit stride; the outputs are the caller's fresh arrays.  Returns 1 when the call is done, its results
  * in the outputs; 0 when it is not (the policy keeps it on the CPU, the GPU failed or found the matrix singular or

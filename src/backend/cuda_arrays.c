@@ -52,24 +52,6 @@ static int gs_arr_rhs(gs_call_t *c, gs_sol_t *s, char *rhs)
     return GS_OK;
 }
 
-/* solve and inv: A's LU factors, B after them in extra, the solve there, and X, the last matrix, from it. */
-static int gs_arr_gesv(gs_call_t *c, gs_sol_t *s)
-{
-    const gs_lapack_t *p = s->p;
-    int64_t n = p->n, k = p->nrhs;
-    char *rhs = s->extra + gs_arr_own_bytes(p, s->es);
-    int x = p->b ? 2 : 1, rc = gs_arr_own(c, s);
-    if (rc == GS_OK)
-        rc = gs_sol_getrf.compute(c, s);
-    if (rc == GS_OK)
-        rc = gs_arr_rhs(c, s, rhs);
-    if (rc != GS_OK)
-        return rc;
-    GS_SOL(c, cusolverDnXgetrs, (s->h, s->q, CUBLAS_OP_N, n, k, s->t, s->d[0], s->ld[0], s->ipiv, s->t, rhs, n,
-                                 s->info + 1));
-    return p->tx == 'N' ? gs_arr_put(c, s, x, rhs, n, n, k) : gs_arr_put(c, s, x, rhs, n, k, n);
-}
-
 /* SciPy's pivots (int32, 0-based, incp apart) as cuSOLVER's (int64, 1-based) on the device; GS_EEXACT for one
  * outside [0, n), which a thread of the program may have written since gs_arr_piv checked them. */
 static int gs_arr_piv_in(gs_call_t *c, gs_sol_t *s)
@@ -87,88 +69,102 @@ static int gs_arr_piv_in(gs_call_t *c, gs_sol_t *s)
     return gs_small_copy(c, s->ipiv, h, (size_t)p->n * 8, cudaMemcpyHostToDevice);
 }
 
-/* lu_solve and cho_solve: the factors as they are (gs_arr_own), B after them in extra, the solve there with the
- * pivots (getrs, SciPy's transposition) or the triangle (potrs), and X, the last matrix, from it. */
-static int gs_arr_solve_with(gs_call_t *c, gs_sol_t *s)
+/* SciPy warns, with its estimate of A's reciprocal condition number in the message, when that estimate (gecon's,
+ * pocon's, trcon's..., by the structure it finds or is told) is below the epsilon of A's precision, or NaN.  A
+ * call whose own bound or estimate is below GS_ARR_RCOND_MARGIN epsilons is handed back, so that SciPy's call
+ * gives its result and its warning: the margin covers the rounding of both, and the estimates' differences
+ * (each is a lower bound of |A^-1|_1, seldom below a third of it). */
+#define GS_ARR_RCOND_MARGIN 1000.0
+
+/* Whether A's 1-norm (an upper bound: gs_rc_norm1) times the norm of its inverse, norm, leaves A clear of
+ * SciPy's threshold. */
+static bool gs_arr_clear_of(const gs_lapack_t *p, double norm, double *sums)
+{
+    double eps = p->prec == GS_P_S || p->prec == GS_P_C ? FLT_EPSILON : DBL_EPSILON;
+    double na = gs_rc_norm1(p->a, p->n, p->lda, p->ta, p->op == GS_OP_posv ? p->uplo : 0, p->prec, sums);
+    return na * norm <= 1 / (GS_ARR_RCOND_MARGIN * eps);
+}
+
+/* The host memory of the checks: n doubles for the norms, and the estimate's x and isgn (gs_rcond_t). */
+static size_t gs_arr_cond_host(const gs_lapack_t *p)
+{
+    return p->cond ? (size_t)p->n * (sizeof(double) + gs_prec_size(p->prec) + sizeof(int)) : 0;
+}
+
+/* solve_rcond and posv_rcond, once A's factors are in d[0]: SciPy's call instead (GS_EEXACT, nothing written)
+ * when the factorisation failed or A is ill-conditioned or nearly by LAPACK's estimate, made with dx on the
+ * device. */
+static int gs_arr_estimate(gs_call_t *c, gs_sol_t *s, char *dx)
+{
+    const gs_lapack_t *p = s->p;
+    size_t n = (size_t)p->n;
+    int rc = gs_small_copy(c, s->hinfo, s->info, sizeof s->hinfo, cudaMemcpyDeviceToHost);
+    if (rc != GS_OK)
+        return rc;
+    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
+    if (s->hinfo[0] != 0) {
+        gs_call_why(c, "INFO = %d on the GPU: SciPy's call gives its error", s->hinfo[0]);
+        return GS_EEXACT;
+    }
+    gs_rcond_t e = {s->d[0], s->ld[0], dx, s->hextra + n * sizeof(double),
+                    (int *)(void *)(s->hextra + n * (sizeof(double) + s->es))};
+    double est;
+    if ((rc = gs_rc_estimate(c, s, &e, &est)) != GS_OK)
+        return rc;
+    if (gs_arr_clear_of(p, est, (double *)(void *)s->hextra))
+        return GS_OK;
+    gs_call_why(c, "ill-conditioned or nearly: SciPy's call gives its warning");
+    return GS_EEXACT;
+}
+
+/* The solves: A's factors (getrf: solve, inv and solve_rcond; potrf: posv_rcond; given: lu_solve and
+ * cho_solve, with the pivots), after gs_arr_own made them the factors of A itself; the condition check of
+ * solve_rcond and posv_rcond; B (the identity for inv) after them in extra, the solve there, and X, the last
+ * matrix, from it; then the vector of the check, n elements. */
+static int gs_arr_solves(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     int64_t n = p->n, k = p->nrhs;
-    char *rhs = s->extra + gs_arr_own_bytes(p, s->es);
+    char *rhs = s->extra + gs_arr_own_bytes(p, s->es), *dx = rhs + gs_round256((size_t)n * (size_t)k * s->es);
+    bool lu = p->op == GS_OP_gesv || p->op == GS_OP_getrs;
     int rc = gs_arr_own(c, s);
+    if (rc == GS_OK && (p->op == GS_OP_gesv || p->op == GS_OP_posv))
+        rc = (p->op == GS_OP_gesv ? gs_sol_getrf : gs_sol_potrf).compute(c, s);
+    if (rc == GS_OK && p->cond && p->b)
+        rc = gs_arr_estimate(c, s, dx);
     if (rc == GS_OK && p->op == GS_OP_getrs)
         rc = gs_arr_piv_in(c, s);
     if (rc == GS_OK)
         rc = gs_arr_rhs(c, s, rhs);
     if (rc != GS_OK)
         return rc;
-    if (p->op == GS_OP_getrs)
-        GS_SOL(c, cusolverDnXgetrs, (s->h, s->q, gs_op(p->trans), n, k, s->t, s->d[0], s->ld[0], s->ipiv, s->t, rhs,
-                                     n, s->info));
+    if (lu) /* gesv's trans is A's storage, which gs_arr_own undid */
+        GS_SOL(c, cusolverDnXgetrs, (s->h, s->q, p->op == GS_OP_gesv ? CUBLAS_OP_N : gs_op(p->trans), n, k, s->t,
+                                     s->d[0], s->ld[0], s->ipiv, s->t, rhs, n, s->info + 1));
     else
         GS_SOL(c, cusolverDnXpotrs, (s->h, s->q, gs_fill(p->uplo), n, k, s->t, s->d[0], s->ld[0], s->t, rhs, n,
-                                     s->info));
-    return p->tx == 'N' ? gs_arr_put(c, s, 2, rhs, n, n, k) : gs_arr_put(c, s, 2, rhs, n, k, n);
+                                     s->info + 1));
+    int x = p->b ? 2 : 1;
+    return p->tx == 'N' ? gs_arr_put(c, s, x, rhs, n, n, k) : gs_arr_put(c, s, x, rhs, n, k, n);
 }
 
-/* An upper bound of the 1-norm of the n x n matrix stored at x, ld elements apart, as t ('N': itself; 'T': its
- * transpose, whose 1-norm is the stored matrix's largest row sum, summed in sums, n doubles): each element's
- * |re| + |im|, at most sqrt(2) times its modulus.  NaN when an element is. */
-static double gs_arr_norm1(const char *x, int64_t n, int64_t ld, char t, int prec, double *sums)
-{
-    size_t es = gs_prec_size(prec), parts = gs_prec_complex(prec) ? 2 : 1, reals = (size_t)n * parts;
-    bool single = prec == GS_P_S || prec == GS_P_C;
-    double max = 0;
-    memset(sums, 0, (size_t)n * sizeof *sums);
-    for (int64_t j = 0; j < n; j++) {
-        const char *col = x + (size_t)j * (size_t)ld * es;
-        double sum = 0;
-        for (size_t r = 0; r < reals; r++) {
-            double v = fabs(single ? (double)((const float *)col)[r] : ((const double *)col)[r]);
-            if (t == 'N')
-                sum += v;
-            else
-                sums[r / parts] += v;
-        }
-        if (isnan(sum))
-            return NAN;
-        max = sum > max ? sum : max;
-    }
-    for (int64_t i = 0; t != 'N' && i < n; i++) {
-        if (isnan(sums[i]))
-            return NAN;
-        max = sums[i] > max ? sums[i] : max;
-    }
-    return max;
-}
-
-/* scipy.linalg.inv warns, with LAPACK's estimate of A's reciprocal condition number in the message, when that
- * estimate is below the epsilon of A's precision (or NaN).  The estimate is at least the reciprocal condition
- * number itself (the norm of A^-1 it estimates is a lower bound), which 1 / (|A|_1 |X|_1) bounds from below
- * but for X's rounding errors, a fraction of it while A is far from that edge: an X whose bound is below
- * GS_ARR_RCOND_MARGIN epsilons is handed back, so that SciPy's own call gives its result and warning. */
-#define GS_ARR_RCOND_MARGIN 1000.0
-
+/* inv_rcond (scipy.linalg.inv), once X holds the inverse: the bound 1 / (|A|_1 |X|_1) of A's reciprocal
+ * condition number, which SciPy's estimate is at least, but for X's rounding. */
 static const char *gs_arr_cond(const gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    if (!p->cond)
+    if (!p->cond || p->b)
         return NULL;
     double *sums = (double *)(void *)s->hextra;
-    double eps = p->prec == GS_P_S || p->prec == GS_P_C ? FLT_EPSILON : DBL_EPSILON;
-    double na = gs_arr_norm1(p->a, p->n, p->lda, p->ta, p->prec, sums);
-    double nx = gs_arr_norm1(p->x, p->n, p->ldx, p->tx, p->prec, sums);
-    return na * nx <= 1 / (GS_ARR_RCOND_MARGIN * eps) ? NULL : "ill-conditioned or nearly: SciPy's call warns";
-}
-
-/* Host memory of the condition check: n doubles. */
-static size_t gs_arr_cond_host(const gs_lapack_t *p)
-{
-    return p->cond ? (size_t)p->n * sizeof(double) : 0;
+    double nx = gs_rc_norm1(p->x, p->n, p->ldx, p->tx, 0, p->prec, sums);
+    return gs_arr_clear_of(p, nx, sums) ? NULL : "ill-conditioned or nearly: SciPy's call gives its warning";
 }
 
 static size_t gs_arr_gesv_extra(const gs_sol_t *s)
 {
-    return gs_arr_own_bytes(s->p, s->es) + (size_t)s->p->n * (size_t)s->p->nrhs * s->es;
+    const gs_lapack_t *p = s->p;
+    size_t n = (size_t)p->n;
+    return gs_arr_own_bytes(p, s->es) + gs_round256(n * (size_t)p->nrhs * s->es) + (p->cond ? n * s->es : 0);
 }
 
 static size_t gs_arr_getrf_extra(const gs_sol_t *s)
@@ -269,15 +265,16 @@ static size_t gs_arr_eig_vec(const gs_lapack_t *p)
     return gs_sol_syevd.vec(p);
 }
 
-const gs_sol_op_t gs_sol_arr_gesv = {.work = gs_arr_lu_work, .compute = gs_arr_gesv, .extra = gs_arr_gesv_extra,
+const gs_sol_op_t gs_sol_arr_gesv = {.work = gs_arr_lu_work, .compute = gs_arr_solves, .extra = gs_arr_gesv_extra,
                                      .host = gs_arr_cond_host, .written = gs_arr_cond,
                                      .flags = GS_SOL_PIV_DEV | GS_SOL_ONES};
+const gs_sol_op_t gs_sol_arr_posv = {.work = gs_arr_chol_work, .compute = gs_arr_solves, .extra = gs_arr_gesv_extra,
+                                     .host = gs_arr_cond_host};
 const gs_sol_op_t gs_sol_arr_getrf = {.work = gs_arr_lu_work, .compute = gs_arr_getrf, .extra = gs_arr_getrf_extra,
                                       .done = gs_arr_lu_done, .flags = GS_SOL_PIV_BACK};
 /* cuSOLVER's getrs and potrs take no workspace. */
-const gs_sol_op_t gs_sol_arr_getrs = {.compute = gs_arr_solve_with, .extra = gs_arr_gesv_extra,
-                                      .flags = GS_SOL_PIV_DEV};
-const gs_sol_op_t gs_sol_arr_potrs = {.compute = gs_arr_solve_with, .extra = gs_arr_gesv_extra};
+const gs_sol_op_t gs_sol_arr_getrs = {.compute = gs_arr_solves, .extra = gs_arr_gesv_extra, .flags = GS_SOL_PIV_DEV};
+const gs_sol_op_t gs_sol_arr_potrs = {.compute = gs_arr_solves, .extra = gs_arr_gesv_extra};
 const gs_sol_op_t gs_sol_arr_potrf = {.work = gs_arr_chol_work, .compute = gs_arr_potrf, .done = gs_arr_clear};
 const gs_sol_op_t gs_sol_arr_syevd = {.work = gs_arr_eig_work, .compute = gs_arr_syevd, .vec = gs_arr_eig_vec,
                                       .flags = GS_SOL_W_OUT};

@@ -222,10 +222,8 @@ def inv_cases(sl, dt, n, a, s):
     for kind, m in structures.items():
         case(f"scipy inv {dt} {kind}", sl.inv, m.astype(dt))
         case(f"scipy inv {dt} {kind}, Fortran order", sl.inv, np.asfortranarray(m.astype(dt)))
-    eps = np.finfo(dt).eps
     for k in range(3, 15):
-        h = (1 / (np.arange(1, k + 1)[:, None] + np.arange(k))).astype(dt)
-        tol = min(1.0, 100 * eps * np.linalg.cond(h.astype(complex)))
+        h, tol = hilbert(k, dt)
         case(f"scipy inv {dt} Hilbert {k}", sl.inv, h, _tol=tol)
         case(f"scipy inv {dt} Hilbert {k}, Fortran order", sl.inv, np.asfortranarray(h), _tol=tol)
     rank = a.copy()
@@ -243,6 +241,64 @@ def inv_cases(sl, dt, n, a, s):
     case(f"scipy inv {dt} not square", sl.inv, a[:, :5])
     case(f"scipy inv {dt} a vector", sl.inv, a[0])
     case(f"scipy inv {dt} empty", sl.inv, np.zeros((0, 0), dt))
+
+
+def hilbert(k, dt):
+    """The Hilbert matrix of order k, and a tolerance for results computed with it, by its condition number."""
+    h = (1 / (np.arange(1, k + 1)[:, None] + np.arange(k))).astype(dt)
+    return h, min(1.0, 100 * np.finfo(dt).eps * np.linalg.cond(h.astype(complex)))
+
+
+def solve_cases(sl, dt, n, a, s):
+    """scipy.linalg.solve: every layout of A and B, general (assume_a "gen" and None, whose structure SciPy detects)
+    and positive definite ("pos", either triangle, the other one not read); the structures SciPy solves by other
+    routines; Hilbert matrices from well- to ill-conditioned, which SciPy warns of; singular and indefinite
+    matrices, and the keywords and errors that go to the original."""
+    b = matrix(n, dt, m=3)
+    bs = list(layouts(b).items()) + [("vector", b[:, 0].copy()), ("vector-strided", b[:, 0])]
+    for ka, av in layouts(a).items():
+        case(f"scipy solve {dt} A {ka}", sl.solve, av, b)
+        case(f"scipy solve {dt} pos A {ka}", sl.solve, layouts(s)[ka], b, assume_a="pos")
+    for kb, bv in bs:
+        case(f"scipy solve {dt} B {kb}", sl.solve, a, bv, assume_a="gen")
+        case(f"scipy solve {dt} pos B {kb}", sl.solve, s, bv, assume_a="pos", lower=True)
+    for lower in (False, True):  # the other triangle holding what SciPy does not read
+        junk = np.triu(s) + np.tril(a, -1) if lower is False else np.tril(s) + np.triu(a, 1)
+        case(f"scipy solve {dt} pos lower={lower}, the other triangle not A's", sl.solve, junk, b, assume_a="pos",
+             lower=lower)
+    d = np.diag(np.diag(a) + np.asarray(3, dt))
+    tri = d * 4 + np.diag(np.diag(a, 1), 1) + np.diag(np.diag(a, -1), -1)
+    for kind, m in {"diagonal": d, "tridiagonal": tri, "upper": np.triu(a) + 3 * d, "lower": np.tril(a) + 3 * d,
+                    "positive definite": s, "symmetric (complex: not Hermitian)": a + a.T,
+                    "Hermitian indefinite": a + a.conj().T}.items():
+        case(f"scipy solve {dt} {kind}", sl.solve, m.astype(dt), b)
+    for k in range(3, 15):
+        h, tol = hilbert(k, dt)
+        for kw in ({}, {"assume_a": "gen"}, {"assume_a": "pos"}, {"assume_a": "pos", "lower": True}):
+            case(f"scipy solve {dt} Hilbert {k} {kw}", sl.solve, h, np.ones((k, 2), dt), _tol=tol, **kw)
+            case(f"scipy solve {dt} Hilbert {k} {kw}, Fortran order", sl.solve, np.asfortranarray(h),
+                 np.ones(k, dt), _tol=tol, **kw)
+    rank = a.copy()
+    rank[:, -1] = rank[:, 0] + rank[:, 1]
+    for kind, m in (("singular", np.zeros((n, n), dt)), ("rank 1", np.ones((n, n), dt)), ("rank n - 1", rank)):
+        case(f"scipy solve {dt} {kind}", sl.solve, m, b, _tol=1.0)
+        case(f"scipy solve {dt} {kind} gen", sl.solve, m, b, assume_a="gen", _tol=1.0)
+    case(f"scipy solve {dt} pos, not positive definite", sl.solve, -s, b, assume_a="pos")
+    case(f"scipy solve {dt} pos, indefinite", sl.solve, a + a.conj().T, b, assume_a="pos", _tol=1.0)
+    for kw in ({"assume_a": "general"}, {"assume_a": "positive definite"}, {"assume_a": "sym"}, {"assume_a": "her"},
+               {"assume_a": "diagonal"}, {"assume_a": "tridiagonal"}, {"assume_a": "banded"}, {"assume_a": "X"},
+               {"transposed": True}, {"lower": True}, {"lower": None}, {"check_finite": False}):
+        case(f"scipy solve {dt} {kw}", sl.solve, s if kw.get("assume_a") in ("sym", "her") else a, b, **kw)
+    overwrite_case(f"scipy solve {dt} overwrite_a", sl.solve, np.asfortranarray(a), b, overwrite_a=True)
+    overwrite_case(f"scipy solve {dt} overwrite_b", sl.solve, a, np.asfortranarray(b), overwrite_b=True)
+    case(f"scipy solve {dt} a NaN in A", sl.solve, with_nan(a), b)
+    case(f"scipy solve {dt} a NaN in B, check_finite=False", sl.solve, a, with_nan(b), check_finite=False)
+    case(f"scipy solve {dt} B too short", sl.solve, a, b[:5])
+    case(f"scipy solve {dt} B stacked", sl.solve, a, np.stack([b, b]))
+    case(f"scipy solve {dt} stacked", sl.solve, np.stack([a, a]), np.stack([b, b]))
+    case(f"scipy solve {dt} B empty", sl.solve, a, b[:, :0])
+    case(f"scipy solve {dt} 1 x 1", sl.solve, a[:1, :1], b[:1])
+    case(f"scipy solve {dt} B of another dtype", sl.solve, a, b.astype(OTHER[dt]))
 
 
 def pivots_refused(sl):
@@ -291,6 +347,7 @@ def scipy_cases():
         lu_cases(sl, dt, n)
         cho_solve_cases(sl, dt, n, s)
         inv_cases(sl, dt, n, matrix(n, dt), s)
+        solve_cases(sl, dt, n, matrix(n, dt), s)
         for kw in ({"driver": "evd"}, {"driver": "evr"}, {"driver": "gvd"}, {"subset_by_index": [0, 3]},
                    {"b": np.eye(n, dtype=dt)}, {"type": 2}, {"turbo": True}):
             case(f"scipy eigh {dt} {kw}", sl.eigh, s, **kw)

@@ -186,6 +186,23 @@ def _sp_inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=Fal
     return "inv_rcond", "L", (a, x), lambda: x
 
 
+def _sp_solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,
+              transposed=False):
+    # the general solve (assume_a "gen", or None, whose structure SciPy detects to solve by other routines, to the
+    # same result within rounding) and the positive definite one from the triangle lower ("pos"); the library
+    # hands an ill-conditioned matrix back, so that the warning, with SciPy's estimate in it, is SciPy's.  A 1 x 1
+    # matrix SciPy divides by, without LAPACK.
+    pos = type(assume_a) is str and assume_a in ("pos", "positive definite")
+    if overwrite_a or overwrite_b or transposed is not False or type(lower) not in (bool, int) or \
+            not (pos or assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")):
+        return None
+    op = "posv_rcond" if pos else "solve_rcond"
+    if a.shape[0] < 2 or not _rhs(op, a, b) or not _all_finite(a, b):
+        return None
+    x = np.empty(b.shape, b.dtype)
+    return op, "L" if lower else "U", (a, b, x), lambda: x
+
+
 def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
              check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     # the standard problem, every eigenvalue, by any driver that computes them all
@@ -235,6 +252,7 @@ WRAPPED = (
     ("scipy.linalg", "lu_solve", _sp_lu_solve),
     ("scipy.linalg", "eigh", _sp_eigh),
     ("scipy.linalg", "inv", _sp_inv),
+    ("scipy.linalg", "solve", _sp_solve),
 )
 
 

@@ -65,9 +65,9 @@ static bool gs_arr_solve(gs_lapack_t *p, const gs_mat_t *m, int narrays)
     return true;
 }
 
-/* lu_solve (getrs, opt SciPy's transposition 'N', 'T' or 'C') and cho_solve (potrs, opt the factor's triangle
- * 'L' or 'U'): solve's arrays, A the factors, which the device transposes first where they are stored
- * transposed, so that opt applies to them as they are. */
+/* lu_solve (getrs, opt SciPy's transposition 'N', 'T' or 'C'), cho_solve (potrs, opt the factor's triangle 'L'
+ * or 'U') and posv_rcond (posv, opt the triangle of A): solve's arrays, A the factors or the matrix, which the
+ * device transposes first where it is stored transposed, so that opt applies to it as it is. */
 static bool gs_arr_factored(gs_lapack_t *p, const gs_mat_t *m, char opt)
 {
     if (!gs_in(opt, p->op == GS_OP_getrs ? "NTC" : "LU") || !gs_arr_solve(p, m, 3))
@@ -143,7 +143,8 @@ static const struct {
     {"solve", GS_OP_gesv, 3, 0, 0},       {"inv", GS_OP_gesv, 2, 0, 0},         {"cholesky", GS_OP_potrf, 2, 0, 0},
     {"cho_factor", GS_OP_potrf, 2, 0, 0}, {"eigh", GS_OP_syevd, 3, 2, 0},       {"eigvalsh", GS_OP_syevd, 2, 2, 0},
     {"slogdet", GS_OP_getrf, 2, 0, 0},    {"lu_factor", GS_OP_getrf, 3, 0, 3}, {"lu_solve", GS_OP_getrs, 4, 0, 2},
-    {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},
+    {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},     {"solve_rcond", GS_OP_gesv, 3, 0, 0},
+    {"posv_rcond", GS_OP_posv, 3, 0, 0},
 };
 
 /* The routine of operation op in precision prec. */
@@ -172,15 +173,16 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
         return false;
     gs_lapack_start(p, (unsigned)*entry, m[0].p, m[0].ld, NULL);
     p->ta = m[0].t;
-    bool ok = op == GS_OP_gesv                        ? gs_arr_solve(p, m, nmat)
-              : op == GS_OP_getrs || op == GS_OP_potrs ? gs_arr_factored(p, m, u)
-              : op == GS_OP_getrf                      ? gs_arr_lu(p, m, piv != 0)
+    bool factored = op == GS_OP_getrs || op == GS_OP_potrs || op == GS_OP_posv;
+    bool ok = op == GS_OP_gesv    ? gs_arr_solve(p, m, nmat)
+              : factored          ? gs_arr_factored(p, m, u)
+              : op == GS_OP_getrf ? gs_arr_lu(p, m, piv != 0)
               : op == GS_OP_potrf ? gs_arr_chol(p, m, u, strcmp(gs_arr_ops[i].name, "cholesky") == 0)
                                   : gs_arr_eigh(p, m, nmat, u);
     ok = ok && (!piv || gs_arr_piv(p, &x[piv - 1], p->n, op == GS_OP_getrs));
     p->valid = ok;
     p->arrays = p->x != NULL;
-    p->cond = strcmp(gs_arr_ops[i].name, "inv_rcond") == 0;
+    p->cond = strstr(gs_arr_ops[i].name, "_rcond") != NULL;
     return ok;
 }
 
@@ -255,7 +257,7 @@ static bool gs_arr_wanted(const void *arg, int64_t n)
     memset(&p, 0, sizeof p);
     p.op = gs_arr_ops[w->i].op, p.prec = gs_routines[w->r].prec, p.valid = true;
     p.n = p.m = n, p.uplo = 'L', p.trans = 'N', p.job1 = gs_arr_ops[w->i].narrays == 3 ? 'V' : 'N';
-    bool rhs = p.op == GS_OP_gesv || p.op == GS_OP_getrs || p.op == GS_OP_potrs;
+    bool rhs = p.op == GS_OP_gesv || p.op == GS_OP_getrs || p.op == GS_OP_potrs || p.op == GS_OP_posv;
     p.nrhs = !rhs ? 0 : gs_arr_ops[w->i].narrays == 2 ? n : w->k; /* inv: n */
     gs_call_t c = {.routine = (uint16_t)w->r};
     return !gs_lapack_family.check(&c, &p) && gs_policy_decide(&c, gs_backend->op[p.op] != NULL) == GS_WHERE_GPU;
