@@ -85,10 +85,10 @@ static bool gs_arr_clear_of(const gs_lapack_t *p, double norm, double *sums)
     return na * norm <= 1 / (GS_ARR_RCOND_MARGIN * eps);
 }
 
-/* The host memory of the checks: n doubles for the norms, and the estimate's x and isgn (gs_rcond_t). */
+/* The host memory of the checks: 2 n doubles for the norms, and the estimate's x and isgn (gs_rcond_t). */
 static size_t gs_arr_cond_host(const gs_lapack_t *p)
 {
-    return p->cond ? (size_t)p->n * (sizeof(double) + gs_prec_size(p->prec) + sizeof(int)) : 0;
+    return p->cond ? (size_t)p->n * (2 * sizeof(double) + gs_prec_size(p->prec) + sizeof(int)) : 0;
 }
 
 /* solve_rcond and posv_rcond, once A's factors are in d[0]: SciPy's call instead (GS_EEXACT, nothing written)
@@ -106,8 +106,8 @@ static int gs_arr_estimate(gs_call_t *c, gs_sol_t *s, char *dx)
         gs_call_why(c, "INFO = %d on the GPU: SciPy's call gives its error", s->hinfo[0]);
         return GS_EEXACT;
     }
-    gs_rcond_t e = {s->d[0], s->ld[0], dx, s->hextra + n * sizeof(double),
-                    (int *)(void *)(s->hextra + n * (sizeof(double) + s->es))};
+    gs_rcond_t e = {s->d[0], s->ld[0], dx, s->hextra + 2 * n * sizeof(double),
+                    (int *)(void *)(s->hextra + n * (2 * sizeof(double) + s->es))};
     double est;
     if ((rc = gs_rc_estimate(c, s, &e, &est)) != GS_OK)
         return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/cuda_solver.h"
+#include "core/team.h"
 
 /* Element i of the vector x of precision prec: its real part (part 0) or imaginary part (part 1). */
 static double gs_rc_get(int prec, const void *x, int64_t i, int part)
@@ -37,28 +38,95 @@ static double gs_rc_abs(int prec, const void *x, int64_t i)
                                  : fabs(gs_rc_get(prec, x, i, 0));
 }
 
+/* The sum of |re| + |im| over elements lo to hi - 1 of a column (its reals: a complex element is two), in four
+ * partial sums, which keeps the additions from waiting on one another. */
+static double gs_rc_colsum(const char *col, int64_t lo, int64_t hi, int prec)
+{
+    int64_t w = gs_prec_complex(prec) ? 2 : 1, m = (hi - lo) * w;
+    double s[4] = {0, 0, 0, 0};
+    if (prec == GS_P_S || prec == GS_P_C)
+        for (int64_t r = 0; r < m; r++)
+            s[r & 3] += fabsf(((const float *)col)[lo * w + r]);
+    else
+        for (int64_t r = 0; r < m; r++)
+            s[r & 3] += fabs(((const double *)col)[lo * w + r]);
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* Adds |re| + |im| of elements lo to hi - 1 of a column to acc[lo] to acc[hi - 1]. */
+static void gs_rc_coladd(const char *col, int64_t lo, int64_t hi, int prec, double *acc)
+{
+    bool single = prec == GS_P_S || prec == GS_P_C;
+    if (gs_prec_complex(prec))
+        for (int64_t i = lo; i < hi; i++)
+            acc[i] += single ? (double)fabsf(((const float *)col)[2 * i]) + fabsf(((const float *)col)[2 * i + 1])
+                             : fabs(((const double *)col)[2 * i]) + fabs(((const double *)col)[2 * i + 1]);
+    else if (single)
+        for (int64_t i = lo; i < hi; i++)
+            acc[i] += fabsf(((const float *)col)[i]);
+    else
+        for (int64_t i = lo; i < hi; i++)
+            acc[i] += fabs(((const double *)col)[i]);
+}
+
+/* A norm's loops, split across the team (core/team.h): the stored columns' sums into col (each column its own,
+ * over the rows counted), or the stored rows' into row (each piece its own rows); with a triangle (tri), the
+ * rows counted in stored column j are j to n - 1 (lower) or 0 to j, and the rows' sums leave the diagonal out,
+ * which the columns' count. */
+typedef struct {
+    const char *x;
+    int64_t n, ld;
+    int prec;
+    bool tri, lower;
+    double *col, *row;
+} gs_rc_norm_t;
+
+static const char *gs_rc_column(const gs_rc_norm_t *w, int64_t j)
+{
+    return w->x + (size_t)j * (size_t)w->ld * gs_prec_size(w->prec);
+}
+
+static void gs_rc_cols(void *arg, int64_t lo, int64_t hi)
+{
+    const gs_rc_norm_t *w = arg;
+    for (int64_t j = lo; j < hi; j++)
+        w->col[j] = gs_rc_colsum(gs_rc_column(w, j), !w->tri || !w->lower ? 0 : j, !w->tri || w->lower ? w->n : j + 1,
+                                 w->prec);
+}
+
+static void gs_rc_rows(void *arg, int64_t lo, int64_t hi)
+{
+    const gs_rc_norm_t *w = arg;
+    for (int64_t j = 0; j < w->n; j++) {
+        int64_t a = !w->tri || !w->lower ? lo : gs_max(lo, j + 1), b = !w->tri || w->lower ? hi : gs_min(hi, j);
+        if (a < b)
+            gs_rc_coladd(gs_rc_column(w, j), a, b, w->prec, w->row);
+    }
+}
+
+/* fn over [0, n) on the team, in pieces of at least 2^18 elements, or on this thread. */
+static void gs_rc_loop(gs_team_fn *fn, gs_rc_norm_t *w)
+{
+    if (!gs_team_run(fn, w, w->n, gs_max(1, ((int64_t)1 << 18) / w->n)))
+        fn(w, 0, w->n);
+}
+
 double gs_rc_norm1(const char *x, int64_t n, int64_t ld, char t, char uplo, int prec, double *sums)
 {
-    size_t es = gs_prec_size(prec);
+    /* column k of the matrix is stored column k ('N') or row k ('T'); its triangle uplo is stored as the
+     * triangle uplo ('N') or the other one */
+    gs_rc_norm_t w = {x, n, ld, prec, uplo != 0, (t == 'N') == (uplo == 'L'), sums, sums + n};
+    memset(sums, 0, 2 * (size_t)n * sizeof *sums);
+    if (t == 'N' || w.tri)
+        gs_rc_loop(gs_rc_cols, &w);
+    if (t != 'N' || w.tri)
+        gs_rc_loop(gs_rc_rows, &w);
     double max = 0;
-    memset(sums, 0, (size_t)n * sizeof *sums);
-    for (int64_t j = 0; j < n; j++) {
-        const char *col = x + (size_t)j * (size_t)ld * es;
-        for (int64_t i = 0; i < n; i++) {
-            int64_t r = t == 'N' ? i : j, k = t == 'N' ? j : i; /* the element of the matrix, row r, column k */
-            double v = gs_prec_complex(prec) ? fabs(gs_rc_get(prec, col, i, 0)) + fabs(gs_rc_get(prec, col, i, 1))
-                                             : fabs(gs_rc_get(prec, col, i, 0));
-            if (uplo && (uplo == 'L' ? r < k : r > k))
-                continue;
-            sums[k] += v;
-            if (uplo && r != k)
-                sums[r] += v;
-        }
-    }
     for (int64_t k = 0; k < n; k++) {
-        if (isnan(sums[k]))
+        double v = w.col[k] + w.row[k];
+        if (isnan(v))
             return NAN;
-        max = sums[k] > max ? sums[k] : max;
+        max = v > max ? v : max;
     }
     return max;
 }

@@ -113,8 +113,8 @@ GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr
 /* The condition checks of the Python layer's SciPy operations (cuda_rcond.c).  An upper bound of the 1-norm of the
  * n x n matrix stored at x, ld elements apart, as t ('N': itself; 'T': its transpose), each element counted as
  * |re| + |im| (at most sqrt(2) times its modulus); with uplo 'L' or 'U', of the Hermitian matrix that triangle
- * of it defines, as LAPACK's norm of a symmetric matrix reads it (0: the whole matrix).  sums: n doubles of
- * scratch.  NaN when an element counted is. */
+ * of it defines, as LAPACK's norm of a symmetric matrix reads it (0: the whole matrix).  sums: 2 n doubles of
+ * scratch.  NaN when an element counted is.  Runs on the team of core/team.h where it is free. */
 GS_HIDDEN double gs_rc_norm1(const char *x, int64_t n, int64_t ld, char t, char uplo, int prec, double *sums);
 /* The estimate's state: A's factors on the device (fac, ld: getrf's, with s->ipiv, or potrf's triangle p->uplo
  * for posv), a device vector dx, and host vectors x (n elements) and isgn (n ints). */
