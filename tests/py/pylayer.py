@@ -209,7 +209,7 @@ def cho_solve_cases(sl, dt, n, s):
     case(f"cho_solve {dt} stacked", sl.cho_solve, (np.stack([c, c]), True), np.stack([b, b]))
 
 
-def inv_cases(sl, dt, n, a, s):
+def inv_cases(sl, dt, a, s):
     """scipy.linalg.inv: every layout; the structures SciPy detects and inverts by other routines (diagonal,
     triangular, symmetric or Hermitian, positive definite or not); Hilbert matrices from well- to ill-conditioned,
     which SciPy warns of (the library must hand back those near the edge); singular matrices, and the keywords and
@@ -226,9 +226,7 @@ def inv_cases(sl, dt, n, a, s):
         h, tol = hilbert(k, dt)
         case(f"scipy inv {dt} Hilbert {k}", sl.inv, h, _tol=tol)
         case(f"scipy inv {dt} Hilbert {k}, Fortran order", sl.inv, np.asfortranarray(h), _tol=tol)
-    rank = a.copy()
-    rank[:, -1] = rank[:, 0] + rank[:, 1]
-    for kind, m in (("singular", np.zeros((n, n), dt)), ("rank 1", np.ones((n, n), dt)), ("rank n - 1", rank)):
+    for kind, m in singular(a).items():
         case(f"scipy inv {dt} {kind}", sl.inv, m, _tol=1.0)
     for kw in ({"assume_a": "gen"}, {"assume_a": "general"}, {"assume_a": "pos"}, {"assume_a": "sym"},
                {"assume_a": "her"}, {"assume_a": "diagonal"}, {"assume_a": "upper triangular"}, {"lower": True},
@@ -241,6 +239,19 @@ def inv_cases(sl, dt, n, a, s):
     case(f"scipy inv {dt} not square", sl.inv, a[:, :5])
     case(f"scipy inv {dt} a vector", sl.inv, a[0])
     case(f"scipy inv {dt} empty", sl.inv, np.zeros((0, 0), dt))
+
+
+def singular(a):
+    """Singular matrices of each structure SciPy detects and handles apart (inv, solve): LAPACK's factors of a
+    general matrix find some of them singular only by rounding."""
+    low, up, dg = np.tril(a), np.triu(a), np.diag(np.diag(a))
+    low[0, 0] = up[5, 5] = dg[3, 3] = 0
+    tri = np.diag(np.diag(a)) + np.diag(np.diag(a, 1), 1) + np.diag(np.diag(a, -1), -1)
+    tri[:, 4] = 0
+    rank = a.copy()
+    rank[:, -1] = rank[:, 0] + rank[:, 1]
+    return {"singular": np.zeros_like(a), "rank 1": np.ones_like(a), "rank n - 1": rank, "singular lower": low,
+            "singular upper": up, "singular diagonal": dg, "singular tridiagonal": tri}
 
 
 def hilbert(k, dt):
@@ -278,9 +289,7 @@ def solve_cases(sl, dt, n, a, s):
             case(f"scipy solve {dt} Hilbert {k} {kw}", sl.solve, h, np.ones((k, 2), dt), _tol=tol, **kw)
             case(f"scipy solve {dt} Hilbert {k} {kw}, Fortran order", sl.solve, np.asfortranarray(h),
                  np.ones(k, dt), _tol=tol, **kw)
-    rank = a.copy()
-    rank[:, -1] = rank[:, 0] + rank[:, 1]
-    for kind, m in (("singular", np.zeros((n, n), dt)), ("rank 1", np.ones((n, n), dt)), ("rank n - 1", rank)):
+    for kind, m in singular(a).items():
         case(f"scipy solve {dt} {kind}", sl.solve, m, b, _tol=1.0)
         case(f"scipy solve {dt} {kind} gen", sl.solve, m, b, assume_a="gen", _tol=1.0)
     case(f"scipy solve {dt} pos, not positive definite", sl.solve, -s, b, assume_a="pos")
@@ -346,7 +355,7 @@ def scipy_cases():
         case(f"cho_factor {dt} check_finite=False", sl.cho_factor, s, check_finite=False)
         lu_cases(sl, dt, n)
         cho_solve_cases(sl, dt, n, s)
-        inv_cases(sl, dt, n, matrix(n, dt), s)
+        inv_cases(sl, dt, matrix(n, dt), s)
         solve_cases(sl, dt, n, matrix(n, dt), s)
         for kw in ({"driver": "evd"}, {"driver": "evr"}, {"driver": "gvd"}, {"subset_by_index": [0, 3]},
                    {"b": np.eye(n, dtype=dt)}, {"type": 2}, {"turbo": True}):
