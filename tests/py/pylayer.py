@@ -2,7 +2,8 @@
 wrapped function of the layer's table on C-ordered, Fortran-ordered, strided and non-contiguous arrays of every
 dtype the layer takes (and some it does not), with keywords, and in its error cases.  Each result must have the
 original's type, dtype, shape and memory order, equal values (eigenvectors up to each one's phase) and the same
-warnings, and each error the original's type and message.  Prints one line per case that differs and a count;
+warnings, and each error the original's type and message.  The C entry's SciPy operations also write into
+outputs inside canaries, which must come back unchanged.  Prints one line per case that differs and a count;
 exit status 1 if any.
 
 usage: python pylayer.py   (with the layer on: import gpushim first, or gpushim.pth under LD_PRELOAD)"""
@@ -328,12 +329,61 @@ def pivots_refused(sl):
             bad.append(f"lu_solve pivots {name}: {'taken' if done else 'refused'} by the library")
 
 
+def inside(shape, dt, order="F"):
+    """A fresh output inside a larger array of canaries: a matrix with a row and a column of them before it and
+    two after (a leading dimension 3 larger), a vector every second element of one: (the larger array, the
+    output, the canaries' mask)."""
+    if len(shape) == 1:
+        big = np.full(2 * shape[0] + 3, -7, dt)
+        view = big[1:1 + 2 * shape[0]:2]
+    else:
+        big = np.full((shape[0] + 3, shape[1] + 3), -7, dt, order)
+        view = big[1:1 + shape[0], 1:1 + shape[1]]
+    mask = np.ones(big.shape, bool)
+    mask[(slice(1, 1 + 2 * shape[0], 2),) if len(shape) == 1 else (slice(1, 1 + shape[0]), slice(1, 1 + shape[1]))] = 0
+    return big, view, mask
+
+
+def guard_bands(sl):
+    """The C entry's writes of the SciPy operations, into outputs inside canaries (t_bounds.sh's guard bands for
+    the Python layer): forced, each output equals the original's and no canary changes."""
+    global cases
+    n, run = 24, _linalg._run(_linalg._entry())
+    for dt in ("d", "F"):
+        a, s, b = matrix(n, dt), matrix(n, dt, spd=True), matrix(n, dt, m=3)
+        lu, piv = sl.lu_factor._gpushim_original(a)
+        c = sl.cho_factor._gpushim_original(s, lower=True)[0]
+        jobs = (("lu_factor", "N", (a,), [(n, n), (n,)], sl.lu_factor._gpushim_original(a)),
+                ("lu_solve", "T", (lu, piv, b), [b.shape], sl.lu_solve._gpushim_original((lu, piv), b, trans=1)),
+                ("cho_solve", "L", (c, b), [b.shape], sl.cho_solve._gpushim_original((c, True), b)),
+                ("inv_rcond", "L", (a,), [a.shape], sl.inv._gpushim_original(a)),
+                ("solve_rcond", "L", (a, b), [b.shape], sl.solve._gpushim_original(a, b)),
+                ("posv_rcond", "U", (s, b), [b.shape], sl.solve._gpushim_original(s, b, assume_a="pos")))
+        for op, opt, ins, shapes, want in jobs:
+            cases += 1
+            outs = [inside(sh, np.int32 if op == "lu_factor" and len(sh) == 1 else dt) for sh in shapes]
+            views = tuple(v for _, v, _ in outs)
+            got = run(op.encode(), (op, opt, ins + views, lambda: views))
+            if got is NotImplemented:
+                if _linalg._query(op.encode(), dt.encode(), 3) <= n:
+                    bad.append(f"guard bands: {op} {dt} not done")
+                continue
+            # the values (in the original's memory order: the outputs here are views)
+            want = want if op == "lu_factor" else (want,)
+            got = tuple(np.asfortranarray(g) if w.flags.f_contiguous and not w.flags.c_contiguous else
+                        np.ascontiguousarray(g) for g, w in zip(got, want))
+            why = same(got, want, 2e-4 if dt == "F" else 1e-10)
+            if why or any((big[mask] != -7).any() for big, _, mask in outs):
+                bad.append(f"guard bands: {op} {dt}: {why or 'a canary changed'}")
+
+
 def scipy_cases():
     try:
         import scipy.linalg as sl
     except ImportError:  # build/venv-np1: NumPy 1.26 alone
         return
     pivots_refused(sl)
+    guard_bands(sl)
     for dt in ("f", "d", "F", "D"):
         n = 24
         s = matrix(n, dt, spd=True)
