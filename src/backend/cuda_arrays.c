@@ -2,8 +2,10 @@
  * cuda_lapack.c runs: each is cuSOLVER's routine on A as it is stored (d[0], read only on the host), with B and
  * the result moved through cuBLAS's geam, which transposes on the device, into the output array X (the last
  * matrix): solve and inv (getrf, getrs), cholesky and cho_factor (potrf), eigh and eigvalsh (syevd), slogdet,
- * det and lu_factor (getrf), lu_solve (getrs) and cho_solve (potrs).  The routines' own steps are those of the
- * LAPACK operations (cuda_factor.c, cuda_eigen.c); SciPy's pivots go through the host. */
+ * det and lu_factor (getrf), lu_solve (getrs) and cho_solve (potrs), and SciPy's inv and solve (getrf and
+ * getrs, or potrf and potrs), which hand an ill-conditioned matrix back after a condition check (cuda_rcond.c).
+ * The routines' own steps are those of the LAPACK operations (cuda_factor.c, cuda_eigen.c); SciPy's pivots go
+ * through the host. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -117,10 +119,10 @@ static int gs_arr_estimate(gs_call_t *c, gs_sol_t *s, char *dx)
     return GS_EEXACT;
 }
 
-/* The solves: A's factors (getrf: solve, inv and solve_rcond; potrf: posv_rcond; given: lu_solve and
- * cho_solve, with the pivots), after gs_arr_own made them the factors of A itself; the condition check of
- * solve_rcond and posv_rcond; B (the identity for inv) after them in extra, the solve there, and X, the last
- * matrix, from it; then the vector of the check, n elements. */
+/* The solves: A's factors (getrf: solve, inv, inv_rcond and solve_rcond; potrf: posv_rcond; given: lu_solve
+ * and cho_solve, with the pivots), after gs_arr_own made them the factors of A itself; the condition check of
+ * solve_rcond and posv_rcond; B (the identity for inv) in extra after A's own copy, the solve there, and X, the
+ * last matrix, from it.  The check's device vector, n elements, follows B in extra. */
 static int gs_arr_solves(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;

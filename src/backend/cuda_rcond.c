@@ -3,6 +3,7 @@
  * each of its products a solve on the device with A's factors, one vector moved each way.  SciPy warns when its
  * own estimate of A's reciprocal condition number is below an epsilon; these let the layer hand such a call back
  * to SciPy, whose warning quotes its estimate. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -173,7 +174,7 @@ static bool gs_rc_signs(int prec, void *x, int64_t n, int *isgn)
     for (int64_t i = 0; i < n; i++) {
         double re = gs_rc_get(prec, x, i, 0);
         if (gs_prec_complex(prec)) {
-            double a = gs_rc_abs(prec, x, i), safe = prec == GS_P_C ? 1.1754944e-38 : 2.2250738585072014e-308;
+            double a = gs_rc_abs(prec, x, i), safe = prec == GS_P_C ? FLT_MIN : DBL_MIN; /* LAPACK's safe minimum */
             gs_rc_set(prec, x, i, a > safe ? re / a : 1, a > safe ? gs_rc_get(prec, x, i, 1) / a : 0);
             continue;
         }

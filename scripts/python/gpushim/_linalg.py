@@ -131,10 +131,10 @@ def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 def _all_finite(*arrays):
-    """Whether every element of the arrays is finite.  The solves with factors and lu_factor send an array with an
-    infinity or a NaN to the original, whatever check_finite says: it raises where SciPy checks (lu_solve checks b,
-    not the factors), and otherwise the infinities and NaNs of its result, and lu_factor's pivots, follow the CPU
-    library's order of operations."""
+    """Whether every element of the arrays is finite.  The SciPy functions but cho_factor and eigh send an array
+    with an infinity or a NaN to the original, whatever check_finite says: it raises where SciPy checks (lu_solve
+    checks b, not the factors), and otherwise the infinities and NaNs of its result, and lu_factor's pivots,
+    follow the CPU library's order of operations."""
     return all(bool(np.isfinite(x).all()) for x in arrays)
 
 

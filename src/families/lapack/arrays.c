@@ -5,8 +5,9 @@
  * (the LU operations transpose A on the device, to factor A itself as NumPy does, and so do the solves with
  * factors, whose factors are those of A itself); B and the results go through transposes on the device
  * (backend/cuda_arrays.c), never a copy on the host.  SciPy's pivots, int32 and 0-based, are read and written
- * on the host.  A call the dispatcher leaves to
- * the CPU is not done, and not logged: the caller's original function runs, and its own LAPACK call is. */
+ * on the host.  A call the dispatcher leaves to the CPU is not done, and not logged: the caller's original
+ * function runs, and its own LAPACK call is.  The operations named *_rcond are SciPy's, which warns of an
+ * ill-conditioned matrix: the backend hands such a call back (backend/cuda_rcond.c). */
 #include <string.h>
 
 #include "gpushim.h"
@@ -140,10 +141,10 @@ static const struct {
     const char *name;
     uint8_t op, narrays, real, piv;
 } gs_arr_ops[] = {
-    {"solve", GS_OP_gesv, 3, 0, 0},       {"inv", GS_OP_gesv, 2, 0, 0},         {"cholesky", GS_OP_potrf, 2, 0, 0},
-    {"cho_factor", GS_OP_potrf, 2, 0, 0}, {"eigh", GS_OP_syevd, 3, 2, 0},       {"eigvalsh", GS_OP_syevd, 2, 2, 0},
-    {"slogdet", GS_OP_getrf, 2, 0, 0},    {"lu_factor", GS_OP_getrf, 3, 0, 3}, {"lu_solve", GS_OP_getrs, 4, 0, 2},
-    {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},     {"solve_rcond", GS_OP_gesv, 3, 0, 0},
+    {"solve", GS_OP_gesv, 3, 0, 0},       {"inv", GS_OP_gesv, 2, 0, 0},          {"cholesky", GS_OP_potrf, 2, 0, 0},
+    {"cho_factor", GS_OP_potrf, 2, 0, 0}, {"eigh", GS_OP_syevd, 3, 2, 0},        {"eigvalsh", GS_OP_syevd, 2, 2, 0},
+    {"slogdet", GS_OP_getrf, 2, 0, 0},    {"lu_factor", GS_OP_getrf, 3, 0, 3},   {"lu_solve", GS_OP_getrs, 4, 0, 2},
+    {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},    {"solve_rcond", GS_OP_gesv, 3, 0, 0},
     {"posv_rcond", GS_OP_posv, 3, 0, 0},
 };
 
