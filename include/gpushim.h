@@ -56,7 +56,7 @@ typedef struct {
  *   "eigvalsh"  A (n x n), W (n): the eigenvalues only
  *   "slogdet"   A (n x n), D (n): D's product is A's determinant (the diagonal of its LU factors, the first
  *               element's sign changed for an odd permutation)
- *   "lu_factor" A (n x n), LU (n x n), P (n): A's LU factors with partial pivoting, as LAPACK's getrf
+ *   "lu_factor" A (m x n), LU (m x n), P (min(m, n)): A's LU factors with partial pivoting, as LAPACK's getrf
  *   "lu_solve"  LU (n x n), P (n), B (n, or n x k), X (B's shape): op(A) X = B from A's factors, op given by uplo:
  *               "N" (A), "T" (A^T) or "C" (A^H); P's pivots each from 0 to n - 1, a zero on LU's diagonal not done
  *   "cho_solve" C (n x n), B (n, or n x k), X (B's shape): A X = B from A's Cholesky factor in C's triangle uplo,

@@ -26,17 +26,18 @@ static int gs_arr_put(gs_call_t *c, gs_sol_t *s, int x, const void *src, int64_t
  * extra, which then stands for d[0]. */
 static size_t gs_arr_own_bytes(const gs_lapack_t *p, size_t es)
 {
-    return p->ta == 'T' ? gs_round256((size_t)p->n * (size_t)p->n * es) : 0;
+    return p->ta == 'T' ? gs_round256((size_t)p->m * (size_t)p->n * es) : 0;
 }
 
+/* A, m x n (n x n but for lu_factor), column-major in d[0] with leading dimension m. */
 static int gs_arr_own(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     if (p->ta != 'T')
         return GS_OK;
-    int rc = gs_cublas_geam(c, p->prec, CUBLAS_OP_T, CUBLAS_OP_N, p->n, p->n, gs_one(p->prec), s->d[0], s->ld[0],
-                            gs_zero(), s->extra, p->n, s->extra, p->n);
-    s->d[0] = s->extra, s->ld[0] = p->n;
+    int rc = gs_cublas_geam(c, p->prec, CUBLAS_OP_T, CUBLAS_OP_N, p->m, p->n, gs_one(p->prec), s->d[0], s->ld[0],
+                            gs_zero(), s->extra, p->m, s->extra, p->m);
+    s->d[0] = s->extra, s->ld[0] = p->m;
     return rc;
 }
 
@@ -207,8 +208,10 @@ static int gs_arr_getrf(gs_call_t *c, gs_sol_t *s)
         rc = gs_sol_getrf.compute(c, s);
     if (rc != GS_OK)
         return rc;
-    if (s->p->ipiv)
-        return gs_arr_put(c, s, 1, s->d[0], s->ld[0], s->p->n, s->p->n);
+    const gs_lapack_t *p = s->p;
+    if (p->ipiv)
+        return p->tx == 'N' ? gs_arr_put(c, s, 1, s->d[0], s->ld[0], p->m, p->n)
+                            : gs_arr_put(c, s, 1, s->d[0], s->ld[0], p->n, p->m);
     GS_CUDA(c, cudaMemcpy2DAsync, (s->d[1], s->es, s->d[0], (size_t)(s->ld[0] + 1) * s->es, s->es, (size_t)s->p->n,
                                    cudaMemcpyDeviceToDevice, s->stream));
     return GS_OK;
@@ -242,14 +245,18 @@ static void gs_arr_lu_done(gs_sol_t *s)
         gs_arr_pivot_sign(s);
         return;
     }
-    for (int64_t i = 0; i < p->n; i++)
+    for (int64_t i = 0; i < gs_lapack_mn(p); i++)
         ((int32_t *)p->ipiv)[i * p->incp] = (int32_t)(((const int64_t *)(const void *)s->hpiv)[i] - 1);
 }
 
 /* The workspaces and the eigenvalues' vector are those of the routines' LAPACK operations. */
+/* getrf's, for A as it is factored: m x n with leading dimension m (gs_arr_own). */
 static int gs_arr_lu_work(gs_call_t *c, gs_sol_t *s)
 {
-    return gs_sol_getrf.work(c, s);
+    const gs_lapack_t *p = s->p;
+    GS_SOL(c, cusolverDnXgetrf_bufferSize, (s->h, s->q, p->m, p->n, s->t, NULL, p->m, s->t, &s->work_bytes,
+                                            &s->hbytes));
+    return GS_OK;
 }
 
 static int gs_arr_chol_work(gs_call_t *c, gs_sol_t *s)

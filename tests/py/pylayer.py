@@ -178,7 +178,13 @@ def lu_cases(sl, dt, n):
     case(f"lu_factor {dt} singular rank 1", sl.lu_factor, np.ones((n, n), dt))
     case(f"lu_factor {dt} a NaN, check_finite", sl.lu_factor, with_nan(a))
     case(f"lu_factor {dt} a NaN, check_finite=False", sl.lu_factor, with_nan(a), check_finite=False)
-    case(f"lu_factor {dt} not square", sl.lu_factor, a[:, :5])
+    for shape in ((n + 5, n), (n, n + 5), (n + 40, 5), (5, n + 40), (1, n), (n, 1)):  # tall and wide
+        r = matrix(shape[0], dt, m=shape[1])
+        for kr, rv in layouts(r).items():
+            case(f"lu_factor {dt} {shape} {kr}", sl.lu_factor, rv)
+        z = np.zeros(shape, dt)
+        z[:, :-1] = r[:, :-1]
+        case(f"lu_factor {dt} {shape} singular", sl.lu_factor, z)
     case(f"lu_factor {dt} stacked", sl.lu_factor, np.stack([a, a]))
     case(f"lu_factor {dt} empty", sl.lu_factor, np.zeros((0, 0), dt))
 

@@ -35,17 +35,22 @@ _min_order = {}  # (operation, type character, right-hand sides): gpushim_linalg
 _query = None  # gpushim_linalg_min_order, set by _entry
 
 
-def _take(op, a, *others, k=1):
-    """Whether the plan of op takes a (square) and the others: plain arrays, a not smaller than the library's
-    policy would let op leave the CPU for with k right-hand sides (asked once per operation, dtype and k), so
-    that a small call goes to the original at once."""
-    if not _plain(a, *others) or a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
-        return False
-    key = (op, a.dtype.char, k)
+def _least(op, t, k=1):
+    """The least order of a square matrix of type character t that the library's policy would let op leave the
+    CPU for with k right-hand sides, asked once per operation, dtype and k."""
+    key = (op, t, k)
     least = _min_order.get(key)
     if least is None:
-        least = _min_order[key] = _query(op.encode(), a.dtype.char.encode(), k)
-    return a.shape[0] >= least
+        least = _min_order[key] = _query(op.encode(), t.encode(), k)
+    return least
+
+
+def _take(op, a, *others, k=1):
+    """Whether the plan of op takes a (square) and the others: plain arrays, a not smaller than the library's
+    policy would let op leave the CPU for, so that a small call goes to the original at once."""
+    if not _plain(a, *others) or a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
+        return False
+    return a.shape[0] >= _least(op, a.dtype.char, k)
 
 
 # ---- the plans: (operation, uplo, arrays, finish) for the C entry, or None; finish() makes the result once the
@@ -139,9 +144,12 @@ def _all_finite(*arrays):
 
 
 def _sp_lu_factor(a, overwrite_a=False, check_finite=True):
-    if overwrite_a or not _take("lu_factor", a) or not _all_finite(a) or _pivot_type() != np.int32:
+    # m x n; one whose larger side is below the least square order the policy would take has fewer flops than
+    # that square, and goes to the original at once (the library decides the others)
+    if overwrite_a or not _plain(a) or a.ndim != 2 or a.size == 0 or \
+            max(a.shape) < _least("lu_factor", a.dtype.char) or not _all_finite(a) or _pivot_type() != np.int32:
         return None
-    lu, piv = np.empty(a.shape, a.dtype, "F"), np.empty(a.shape[0], np.int32)
+    lu, piv = np.empty(a.shape, a.dtype, "F"), np.empty(min(a.shape), np.int32)
     return "lu_factor", "N", (a, lu, piv), lambda: (lu, piv)
 
 

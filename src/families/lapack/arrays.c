@@ -81,21 +81,25 @@ static bool gs_arr_factored(gs_lapack_t *p, const gs_mat_t *m, char opt)
 }
 
 /* slogdet: the diagonal of A's LU factors into X (n), its first element negated for an odd permutation;
- * lu_factor (factors): the factors into X (n x n), the pivots into ipiv (gs_arr_piv). */
+ * lu_factor (factors): the factors of A, m x n, into X, of A's shape, the pivots into ipiv (gs_arr_piv). */
 static bool gs_arr_lu(gs_lapack_t *p, const gs_mat_t *m, bool factors)
 {
     const gs_mat_t *a = &m[0], *x = &m[1];
-    int64_t n = a->rows;
-    if (a->cols != n || (factors ? x->rows != n || x->cols != n : x->t != 'N' || x->cols != 1 || x->rows != n))
+    int64_t rows = a->t == 'N' ? a->rows : a->cols, cols = a->t == 'N' ? a->cols : a->rows; /* A's, as NumPy's */
+    if (factors ? (x->t == 'N' ? x->rows : x->cols) != rows || (x->t == 'N' ? x->cols : x->rows) != cols
+                : rows != cols || x->t != 'N' || x->cols != 1 || x->rows != rows)
         return false;
-    p->n = p->m = n, p->trans = a->t, p->x = x->p, p->ldx = factors ? x->ld : n, p->tx = factors ? x->t : 'N';
+    p->m = rows, p->n = cols, p->trans = a->t, p->x = x->p, p->ldx = factors ? x->ld : rows;
+    p->tx = factors ? x->t : 'N';
     return true;
 }
 
-/* x as SciPy's pivots of an n x n matrix's LU factors: n int32 elements (NumPy's 'i'), 0-based, any stride; the
- * pivots read (in: lu_solve's) each in [0, n), so that the device never swaps a row from outside B. */
-static bool gs_arr_piv(gs_lapack_t *p, const gpushim_array_t *x, int64_t n, bool in)
+/* x as SciPy's pivots of the LU factors of an m x n matrix: min(m, n) int32 elements (NumPy's 'i'), 0-based, any
+ * stride; the pivots read (in: lu_solve's, of an n x n matrix) each in [0, n), so that the device never swaps a
+ * row from outside B. */
+static bool gs_arr_piv(gs_lapack_t *p, const gpushim_array_t *x, bool in)
 {
+    int64_t n = gs_min(p->m, p->n);
     if (x->dtype != 'i' || x->ndim != 1 || x->shape[0] != n || !x->data || (uintptr_t)x->data % 4 != 0 ||
         x->strides[0] % 4 != 0 || x->strides[0] == 0)
         return false;
@@ -180,7 +184,7 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
               : op == GS_OP_getrf ? gs_arr_lu(p, m, piv != 0)
               : op == GS_OP_potrf ? gs_arr_chol(p, m, u, strcmp(gs_arr_ops[i].name, "cholesky") == 0)
                                   : gs_arr_eigh(p, m, nmat, u);
-    ok = ok && (!piv || gs_arr_piv(p, &x[piv - 1], p->n, op == GS_OP_getrs));
+    ok = ok && (!piv || gs_arr_piv(p, &x[piv - 1], op == GS_OP_getrs));
     p->valid = ok;
     p->arrays = p->x != NULL;
     p->cond = strstr(gs_arr_ops[i].name, "_rcond") != NULL;
@@ -209,21 +213,25 @@ static const char *gs_arr_exact(const void *args)
 
 /* A, read only, and changed on the device (never cached) but by lu_solve and cho_solve, which only read their
  * factors (a stored transpose is transposed into other memory), so that factors used again may stay on the
- * device; B; the output X, fresh at every call: n x k as stored (solve, inv, lu_solve, cho_solve: n x nrhs, or
- * its transpose; slogdet: the n elements of a vector; n x n otherwise).  The pivots are no operand. */
+ * device; B; the output X, fresh at every call: xr x xc as NumPy's, stored so or transposed (solve, inv,
+ * lu_solve, cho_solve: n x nrhs; slogdet: the n elements of a vector; lu_factor: A's m x n; n x n otherwise).
+ * The pivots are no operand. */
 static void gs_arr_operands(const void *args, gs_operands_t *o)
 {
     const gs_lapack_t *p = args;
-    int64_t n = p->n, k = p->op == GS_OP_getrf ? (p->ipiv ? n : 1) : p->nrhs ? p->nrhs : n;
+    /* A is m x n (lu_factor's; n x n otherwise), X xr x xc, as NumPy's */
+    int64_t n = p->n, m = p->op == GS_OP_getrf ? p->m : n, k = p->nrhs ? p->nrhs : n;
+    int64_t xr = p->op == GS_OP_getrf && p->ipiv ? m : n;
+    int64_t xc = p->op == GS_OP_getrf ? (p->ipiv ? n : 1) : k;
     o->es = gs_prec_size(p->prec);
-    o->o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 0};
+    o->o[0] = (gs_operand_t){p->a, p->ta == 'N' ? m : n, p->ta == 'N' ? n : m, p->lda, 1, 0};
     o->scratch_only = p->op != GS_OP_getrs && p->op != GS_OP_potrs;
     o->n = 1;
     if (p->b)
         o->o[o->n++] = (gs_operand_t){p->b, p->tb == 'N' ? n : k, p->tb == 'N' ? k : n, p->ldb, 1, 0};
     if (p->x) {
         o->fresh |= (uint8_t)(1u << o->n);
-        o->o[o->n++] = (gs_operand_t){p->x, p->tx == 'N' ? n : k, p->tx == 'N' ? k : n, p->ldx, 0, 1};
+        o->o[o->n++] = (gs_operand_t){p->x, p->tx == 'N' ? xr : xc, p->tx == 'N' ? xc : xr, p->ldx, 0, 1};
     }
 }
 
