@@ -359,7 +359,9 @@ def guard_bands(sl):
         a, s, b = matrix(n, dt), matrix(n, dt, spd=True), matrix(n, dt, m=3)
         lu, piv = sl.lu_factor._gpushim_original(a)
         c = sl.cho_factor._gpushim_original(s, lower=True)[0]
+        wide = matrix(n, dt, m=n + 5)
         jobs = (("lu_factor", "N", (a,), [(n, n), (n,)], sl.lu_factor._gpushim_original(a)),
+                ("lu_factor", "N", (wide.T,), [(n + 5, n), (n,)], sl.lu_factor._gpushim_original(wide.T)),
                 ("lu_solve", "T", (lu, piv, b), [b.shape], sl.lu_solve._gpushim_original((lu, piv), b, trans=1)),
                 ("cho_solve", "L", (c, b), [b.shape], sl.cho_solve._gpushim_original((c, True), b)),
                 ("inv_rcond", "L", (a,), [a.shape], sl.inv._gpushim_original(a)),
