@@ -27,7 +27,12 @@ cases = {
     "numpy.linalg.det": (np.linalg.det, (a,)),
     "numpy.linalg.slogdet": (np.linalg.slogdet, (a,)),
     "scipy.linalg.cho_factor": (scipy.linalg.cho_factor, (spd,)),
+    "scipy.linalg.cho_solve": (scipy.linalg.cho_solve, (scipy.linalg.cho_factor(spd), b)),
+    "scipy.linalg.lu_factor": (scipy.linalg.lu_factor, (a,)),
+    "scipy.linalg.lu_solve": (scipy.linalg.lu_solve, (scipy.linalg.lu_factor(a), b)),
     "scipy.linalg.eigh": (scipy.linalg.eigh, (spd,)),
+    "scipy.linalg.inv": (scipy.linalg.inv, (a,)),
+    "scipy.linalg.solve": (scipy.linalg.solve, (a, b)),
 }
 
 

@@ -36,7 +36,8 @@ const char *gpushim_log_path(void);
  * operand). */
 typedef struct {
     void *data;         /* the first element */
-    char dtype;         /* NumPy's type character: 'f', 'd', 'F' or 'D' (float32 to complex128) */
+    char dtype;         /* NumPy's type character: 'f', 'd', 'F' or 'D' (float32 to complex128); 'i' (int32) for
+                         * SciPy's pivots */
     int ndim;           /* 1 to GPUSHIM_MAX_DIMS (gpushim_linalg: 1 or 2); shape and strides beyond ndim are ignored */
     int64_t shape[GPUSHIM_MAX_DIMS];
     int64_t strides[GPUSHIM_MAX_DIMS]; /* in bytes, as NumPy's */
@@ -44,7 +45,8 @@ typedef struct {
 
 /* Runs one numpy.linalg or scipy.linalg operation on the arrays, in the layout they have, through the same
  * policy, residency cache, log and fallback as the library's LAPACK calls; api names the Python function in the
- * log ("numpy.linalg.solve").  op and its arrays, inputs first (every array of one dtype but w, real):
+ * log ("numpy.linalg.solve").  op and its arrays, inputs first (every array of one dtype but W, real, and P,
+ * SciPy's pivots: n int32, 0-based, any stride):
  *   "solve"     A (n x n), B (n, or n x k), X (B's shape): A X = B
  *   "inv"       A (n x n), X (n x n): A X = I
  *   "cholesky"  A (n x n), L (n x n): A = L L^H (uplo "L") or L^H L ("U") from A's triangle uplo; L's other
@@ -54,11 +56,24 @@ typedef struct {
  *   "eigvalsh"  A (n x n), W (n): the eigenvalues only
  *   "slogdet"   A (n x n), D (n): D's product is A's determinant (the diagonal of its LU factors, the first
  *               element's sign changed for an odd permutation)
- * uplo is "L" or "U" (ignored by solve).  A matrix has one dimension of unit stride; the outputs are the
- * caller's fresh arrays.  Returns 1 when the call is done, its results in the outputs; 0 when it is not (the
- * policy keeps it on the CPU, the GPU failed or found the matrix singular or not positive definite, or the
- * arrays are of a form this does not take), with no output written: the caller then makes the call as it
- * would have without gpushim. */
+ *   "lu_factor" A (m x n), LU (m x n), P (min(m, n)): A's LU factors with partial pivoting, as LAPACK's getrf
+ *   "lu_solve"  LU (n x n), P (n), B (n, or n x k), X (B's shape): op(A) X = B from A's factors, op given by uplo:
+ *               "N" (A), "T" (A^T) or "C" (A^H); P's pivots each from 0 to n - 1, a zero on LU's diagonal not done
+ *   "cho_solve" C (n x n), B (n, or n x k), X (B's shape): A X = B from A's Cholesky factor in C's triangle uplo,
+ *               a zero on C's diagonal not done
+ *   "inv_rcond" A (n x n), X (n x n): inv, not done when 1 / (|A|_1 |X|_1) is below 1000 times the epsilon of A's
+ *               precision (scipy.linalg.inv, which warns when LAPACK's estimate of it is below one epsilon): X
+ *               is then written but not the result, and the caller's own call gives it
+ *   "solve_rcond" A (n x n), B (n, or n x k), X (B's shape): solve, not done when LAPACK's estimate of A's
+ *               reciprocal condition number in the 1-norm (gecon's method, on the GPU's factors) is below 1000
+ *               epsilons (scipy.linalg.solve, which warns below one)
+ *   "posv_rcond" the same for a Hermitian positive definite A, from its triangle uplo (Cholesky, pocon's
+ *               estimate); not done when A is not positive definite
+ * uplo is "L" or "U" (ignored by solve, inv, slogdet and lu_factor; lu_solve's transposition).  A matrix has one
+ * dimension of unit stride; the outputs are the caller's fresh arrays.  Returns 1 when the call is done, its results
+ * in the outputs; 0 when it is not (the policy keeps it on the CPU, the GPU failed or found the matrix singular or
+ * not positive definite, or the arrays are of a form this does not take), with no output written (but
+ * inv_rcond's X): the caller then makes the call as it would have without gpushim. */
 int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays, const gpushim_array_t *arrays);
 
 /* The smallest order n for which gpushim_linalg's op on an n x n matrix of dtype (with nrhs right-hand sides, for

@@ -21,7 +21,8 @@ static const gs_sol_op_t *const gs_sol_ops[GS_NOPS] = {
 };
 static const gs_sol_op_t *const gs_sol_array_ops[GS_NOPS] = {
     [GS_OP_gesv] = &gs_sol_arr_gesv, [GS_OP_potrf] = &gs_sol_arr_potrf, [GS_OP_syevd] = &gs_sol_arr_syevd,
-    [GS_OP_getrf] = &gs_sol_arr_getrf,
+    [GS_OP_getrf] = &gs_sol_arr_getrf, [GS_OP_getrs] = &gs_sol_arr_getrs, [GS_OP_potrs] = &gs_sol_arr_potrs,
+    [GS_OP_posv] = &gs_sol_arr_posv,
 };
 
 /* The descriptor of p's operation: on NumPy's arrays, or on LAPACK's arguments. */
@@ -166,6 +167,10 @@ static int gs_sol_run(gs_call_t *c, const gs_lapack_t *p, const gs_operand_t *o,
     if ((rc = op->out ? op->out(c, &s) : gs_cuda_outputs(c, o, h, n, s.es, s.d, s.ld)) != GS_OK)
         return rc;
     gs_sol_write(&s, op, npiv);
+    if ((why = op->written ? op->written(&s) : NULL) != NULL) {
+        gs_call_why(c, "%s", why);
+        return GS_EEXACT;
+    }
     return GS_OK;
 }
 

@@ -94,6 +94,9 @@ typedef struct {
                                               * outputs, or NULL */
     gs_sol_fn *out;      /* copies the outputs to user memory; NULL: every output matrix (gs_cuda_outputs) */
     void (*done)(gs_sol_t *s); /* writes the outputs besides the matrices and the flags' */
+    /* After every output is written: why the caller must make the call itself all the same, or NULL.  Only for
+     * the Python layer's operations, whose outputs are fresh arrays that the layer then drops (cuda_arrays.c). */
+    const char *(*written)(const gs_sol_t *s);
     uint16_t flags;      /* GS_SOL_* */
 } gs_sol_op_t;
 
@@ -104,7 +107,27 @@ GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev, gs_sol
 GS_HIDDEN extern const gs_sol_op_t gs_sol_sytrf, gs_sol_sytrs, gs_sol_sysv;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_gels, gs_sol_gelsd;
 /* The same operations on NumPy's arrays (gs_lapack_t's arrays: cuda_arrays.c). */
-GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd, gs_sol_arr_getrf;
+GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd, gs_sol_arr_getrf,
+    gs_sol_arr_getrs, gs_sol_arr_potrs, gs_sol_arr_posv;
+
+/* The condition checks of the Python layer's SciPy operations (cuda_rcond.c).  An upper bound of the 1-norm of the
+ * n x n matrix stored at x, ld elements apart, as t ('N': itself; 'T': its transpose), each element counted as
+ * |re| + |im| (at most sqrt(2) times its modulus); with uplo 'L' or 'U', of the Hermitian matrix that triangle
+ * of it defines, as LAPACK's norm of a symmetric matrix reads it (0: the whole matrix).  sums: 2 n doubles of
+ * scratch.  NaN when an element counted is.  Runs on the team of core/team.h where it is free. */
+GS_HIDDEN double gs_rc_norm1(const char *x, int64_t n, int64_t ld, char t, char uplo, int prec, double *sums);
+/* The estimate's state: A's factors on the device (fac, ld: getrf's, with s->ipiv, or potrf's triangle p->uplo
+ * for posv), a device vector dx, and host vectors x (n elements) and isgn (n ints). */
+typedef struct {
+    const void *fac;
+    int64_t ld;
+    char *dx;
+    void *x;
+    int *isgn;
+} gs_rcond_t;
+/* LAPACK's estimate of |A^-1|_1 (Higham's method, as gecon and pocon make it through dlacn2 or zlacn2) into
+ * *est, from A's factors: a lower bound of the norm, seldom below a third of it.  0, or an error code. */
+GS_HIDDEN int gs_rc_estimate(gs_call_t *c, gs_sol_t *s, const gs_rcond_t *e, double *est);
 
 /* QR steps that least squares shares with geqrf and ormqr (cuda_factor.c): geqrf's workspace for an m x n
  * matrix (leading dimension ld), into dev and host bytes; ormqr's (Q from k reflectors of an m x n C), as the

@@ -35,17 +35,22 @@ _min_order = {}  # (operation, type character, right-hand sides): gpushim_linalg
 _query = None  # gpushim_linalg_min_order, set by _entry
 
 
-def _take(op, a, *others, k=1):
-    """Whether the plan of op takes a (square) and the others: plain arrays, a not smaller than the library's
-    policy would let op leave the CPU for with k right-hand sides (asked once per operation, dtype and k), so
-    that a small call goes to the original at once."""
-    if not _plain(a, *others) or a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
-        return False
-    key = (op, a.dtype.char, k)
+def _least(op, t, k=1):
+    """The least order of a square matrix of type character t that the library's policy would let op leave the
+    CPU for with k right-hand sides, asked once per operation, dtype and k."""
+    key = (op, t, k)
     least = _min_order.get(key)
     if least is None:
-        least = _min_order[key] = _query(op.encode(), a.dtype.char.encode(), k)
-    return a.shape[0] >= least
+        least = _min_order[key] = _query(op.encode(), t.encode(), k)
+    return least
+
+
+def _take(op, a, *others, k=1):
+    """Whether the plan of op takes a (square) and the others: plain arrays, a not smaller than the library's
+    policy would let op leave the CPU for, so that a small call goes to the original at once."""
+    if not _plain(a, *others) or a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
+        return False
+    return a.shape[0] >= _least(op, a.dtype.char, k)
 
 
 # ---- the plans: (operation, uplo, arrays, finish) for the C entry, or None; finish() makes the result once the
@@ -130,6 +135,82 @@ def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     return "cho_factor", "L" if lower else "U", (a, c), lambda: (c, lower)
 
 
+def _all_finite(*arrays):
+    """Whether every element of the arrays is finite.  The SciPy functions but cho_factor and eigh send an array
+    with an infinity or a NaN to the original, whatever check_finite says: it raises where SciPy checks (lu_solve
+    checks b, not the factors), and otherwise the infinities and NaNs of its result, and lu_factor's pivots,
+    follow the CPU library's order of operations."""
+    return all(bool(np.isfinite(x).all()) for x in arrays)
+
+
+def _sp_lu_factor(a, overwrite_a=False, check_finite=True):
+    # m x n; one whose larger side is below the least square order the policy would take has fewer flops than
+    # that square, and goes to the original at once (the library decides the others)
+    if overwrite_a or not _plain(a) or a.ndim != 2 or a.size == 0 or \
+            max(a.shape) < _least("lu_factor", a.dtype.char) or not _all_finite(a) or _pivot_type() != np.int32:
+        return None
+    lu, piv = np.empty(a.shape, a.dtype, "F"), np.empty(min(a.shape), np.int32)
+    return "lu_factor", "N", (a, lu, piv), lambda: (lu, piv)
+
+
+def _pair(x):
+    """x's two elements, as the original unpacks (lu, piv) and (c, lower); None for another form."""
+    return tuple(x) if type(x) in (tuple, list) and len(x) == 2 else None
+
+
+def _rhs(op, a, b):
+    """Whether op takes the factors a and the right-hand sides b (n, or n x k, not empty) for a solve."""
+    return b.size > 0 and b.shape[0] == a.shape[0] and _take(op, a, b, k=b.shape[1] if b.ndim == 2 else 1)
+
+
+def _sp_lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    lu, piv = _pair(lu_and_piv) or (None, None)
+    # SciPy's pivots as lu_factor makes them; the library checks each is a row of the matrix
+    if overwrite_b or type(trans) is not int or trans not in (0, 1, 2) or not _rhs("lu_solve", lu, b) or \
+            type(piv) is not np.ndarray or piv.dtype != np.int32 or piv.shape != lu.shape[:1] or \
+            not _all_finite(lu, b):
+        return None
+    x = np.empty(b.shape, b.dtype, "F")
+    return "lu_solve", "NTC"[trans], (lu, piv, b, x), lambda: x
+
+
+def _sp_cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    c, lower = _pair(c_and_lower) or (None, None)
+    if overwrite_b or type(lower) not in (bool, int) or lower not in (0, 1) or not _rhs("cho_solve", c, b) or \
+            not _all_finite(c, b):
+        return None
+    x = np.empty(b.shape, b.dtype, "F")
+    return "cho_solve", "L" if lower else "U", (c, b, x), lambda: x
+
+
+def _sp_inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
+    # a matrix as SciPy inverts it whole: assume_a "gen", or None, whose structure SciPy detects (diagonal,
+    # triangular, symmetric...) to invert it with other routines, to the same result within rounding; the
+    # library hands an ill-conditioned one back, so that the warning, with SciPy's estimate in it, is SciPy's
+    if overwrite_a or not (assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")) or \
+            not _take("inv_rcond", a) or not _all_finite(a):
+        return None
+    x = np.empty(a.shape, a.dtype)
+    return "inv_rcond", "L", (a, x), lambda: x
+
+
+def _sp_solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,
+              transposed=False):
+    # the general solve (assume_a "gen", or None, whose structure SciPy detects to solve by other routines, to the
+    # same result within rounding) and the positive definite one from the triangle lower ("pos"); the library
+    # hands an ill-conditioned matrix back, so that the warning, with SciPy's estimate in it, is SciPy's.  A 1 x 1
+    # matrix SciPy divides by, without LAPACK.
+    pos = type(assume_a) is str and assume_a in ("pos", "positive definite")
+    if overwrite_a or overwrite_b or transposed is not False or type(lower) not in (bool, int) or \
+            not (pos or assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")):
+        return None
+    op = "posv_rcond" if pos else "solve_rcond"
+    if a.shape[0] < 2 or not _rhs(op, a, b) or not _all_finite(a, b):
+        return None
+    x = np.empty(b.shape, b.dtype)
+    return op, "L" if lower else "U", (a, b, x), lambda: x
+
+
 def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
              check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     # the standard problem, every eigenvalue, by any driver that computes them all
@@ -153,6 +234,17 @@ def _result_type(mod, fn):
     return make
 
 
+_pivot_types = []
+
+
+def _pivot_type():
+    """The dtype of lu_factor's pivots (int32, or int64 for a SciPy built with 64-bit LAPACK integers), found by a
+    call of the original on a 1 x 1 matrix the first time."""
+    if not _pivot_types:
+        _pivot_types.append(sys.modules["scipy.linalg"].lu_factor._gpushim_original(np.eye(1))[1].dtype)
+    return _pivot_types[0]
+
+
 # The one table: module, function, and its plan.  The log names each call module.function.
 WRAPPED = (
     ("numpy.linalg", "solve", _np_solve),
@@ -163,7 +255,12 @@ WRAPPED = (
     ("numpy.linalg", "det", _np_det),
     ("numpy.linalg", "slogdet", _np_slogdet),
     ("scipy.linalg", "cho_factor", _sp_cho_factor),
+    ("scipy.linalg", "cho_solve", _sp_cho_solve),
+    ("scipy.linalg", "lu_factor", _sp_lu_factor),
+    ("scipy.linalg", "lu_solve", _sp_lu_solve),
     ("scipy.linalg", "eigh", _sp_eigh),
+    ("scipy.linalg", "inv", _sp_inv),
+    ("scipy.linalg", "solve", _sp_solve),
 )
 
 

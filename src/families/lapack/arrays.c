@@ -1,10 +1,13 @@
 /* LAPACK operations on arrays as NumPy holds them (gpushim_linalg, include/gpushim.h), for the Python layer
  * (scripts/python/gpushim/_linalg.py).  Each call is described as the LAPACK routine that computes it (gesv,
- * getrf, potrf, syevd) on the matrices as they are stored, and runs through the one dispatcher: a C-ordered
- * matrix is its transpose in column-major order, so a triangle of A is the other one of its storage (the LU
- * operations transpose A on the device, to factor A itself as NumPy does); B and the results go through
- * transposes on the device (backend/cuda_arrays.c), never a copy on the host.  A call the dispatcher leaves to
- * the CPU is not done, and not logged: the caller's original function runs, and its own LAPACK call is. */
+ * getrf, getrs, potrf, potrs, syevd) on the matrices as they are stored, and runs through the one dispatcher: a
+ * C-ordered matrix is its transpose in column-major order, so a triangle of A is the other one of its storage
+ * (the LU operations transpose A on the device, to factor A itself as NumPy does, and so do the solves with
+ * factors, whose factors are those of A itself); B and the results go through transposes on the device
+ * (backend/cuda_arrays.c), never a copy on the host.  SciPy's pivots, int32 and 0-based, are read and written
+ * on the host.  A call the dispatcher leaves to the CPU is not done, and not logged: the caller's original
+ * function runs, and its own LAPACK call is.  The operations named *_rcond are SciPy's, which warns of an
+ * ill-conditioned matrix: the backend hands such a call back (backend/cuda_rcond.c). */
 #include <string.h>
 
 #include "gpushim.h"
@@ -63,13 +66,49 @@ static bool gs_arr_solve(gs_lapack_t *p, const gs_mat_t *m, int narrays)
     return true;
 }
 
-/* slogdet: the diagonal of A's LU factors into X (n), its first element negated for an odd permutation. */
-static bool gs_arr_lu(gs_lapack_t *p, const gs_mat_t *m)
+/* lu_solve (getrs, opt SciPy's transposition 'N', 'T' or 'C'), cho_solve (potrs, opt the factor's triangle 'L'
+ * or 'U') and posv_rcond (posv, opt the triangle of A): solve's arrays, A the factors or the matrix, which the
+ * device transposes first where it is stored transposed, so that opt applies to it as it is. */
+static bool gs_arr_factored(gs_lapack_t *p, const gs_mat_t *m, char opt)
+{
+    if (!gs_in(opt, p->op == GS_OP_getrs ? "NTC" : "LU") || !gs_arr_solve(p, m, 3))
+        return false;
+    if (p->op == GS_OP_getrs) /* A^H of a real A is A^T, the letter LAPACK's real getrs takes */
+        p->trans = opt == 'C' && !gs_prec_complex(p->prec) ? 'T' : opt;
+    else
+        p->uplo = opt, p->trans = 0; /* potrs has no transposition */
+    return true;
+}
+
+/* slogdet: the diagonal of A's LU factors into X (n), its first element negated for an odd permutation;
+ * lu_factor (factors): the factors of A, m x n, into X, of A's shape, the pivots into ipiv (gs_arr_piv). */
+static bool gs_arr_lu(gs_lapack_t *p, const gs_mat_t *m, bool factors)
 {
     const gs_mat_t *a = &m[0], *x = &m[1];
-    if (a->cols != a->rows || x->t != 'N' || x->cols != 1 || x->rows != a->rows)
+    int64_t rows = a->t == 'N' ? a->rows : a->cols, cols = a->t == 'N' ? a->cols : a->rows; /* A's, as NumPy's */
+    if (factors ? (x->t == 'N' ? x->rows : x->cols) != rows || (x->t == 'N' ? x->cols : x->rows) != cols
+                : rows != cols || x->t != 'N' || x->cols != 1 || x->rows != rows)
         return false;
-    p->n = p->m = a->rows, p->trans = a->t, p->x = x->p, p->ldx = x->rows, p->tx = 'N';
+    p->m = rows, p->n = cols, p->trans = a->t, p->x = x->p, p->ldx = factors ? x->ld : rows;
+    p->tx = factors ? x->t : 'N';
+    return true;
+}
+
+/* x as SciPy's pivots of the LU factors of an m x n matrix: min(m, n) int32 elements (NumPy's 'i'), 0-based, any
+ * stride; the pivots read (in: lu_solve's, of an n x n matrix) each in [0, n), so that the device never swaps a
+ * row from outside B. */
+static bool gs_arr_piv(gs_lapack_t *p, const gpushim_array_t *x, bool in)
+{
+    int64_t n = gs_min(p->m, p->n);
+    if (x->dtype != 'i' || x->ndim != 1 || x->shape[0] != n || !x->data || (uintptr_t)x->data % 4 != 0 ||
+        x->strides[0] % 4 != 0 || x->strides[0] == 0)
+        return false;
+    p->ipiv = x->data, p->incp = x->strides[0] / 4;
+    for (int64_t i = 0; in && i < n; i++) {
+        int32_t v = ((const int32_t *)p->ipiv)[i * p->incp];
+        if (v < 0 || v >= n)
+            return false;
+    }
     return true;
 }
 
@@ -100,14 +139,17 @@ static bool gs_arr_eigh(gs_lapack_t *p, const gs_mat_t *m, int narrays, char upl
     return true;
 }
 
-/* The operations: name, LAPACK operation, arrays, and which of them hold reals (bit i for array i). */
+/* The operations: name, LAPACK operation, arrays, which of them hold reals (bit i for array i), and which holds
+ * SciPy's pivots (i + 1 for array i; 0: none). */
 static const struct {
     const char *name;
-    uint8_t op, narrays, real;
+    uint8_t op, narrays, real, piv;
 } gs_arr_ops[] = {
-    {"solve", GS_OP_gesv, 3, 0},     {"inv", GS_OP_gesv, 2, 0},       {"cholesky", GS_OP_potrf, 2, 0},
-    {"cho_factor", GS_OP_potrf, 2, 0}, {"eigh", GS_OP_syevd, 3, 2},   {"eigvalsh", GS_OP_syevd, 2, 2},
-    {"slogdet", GS_OP_getrf, 2, 0},
+    {"solve", GS_OP_gesv, 3, 0, 0},       {"inv", GS_OP_gesv, 2, 0, 0},          {"cholesky", GS_OP_potrf, 2, 0, 0},
+    {"cho_factor", GS_OP_potrf, 2, 0, 0}, {"eigh", GS_OP_syevd, 3, 2, 0},        {"eigvalsh", GS_OP_syevd, 2, 2, 0},
+    {"slogdet", GS_OP_getrf, 2, 0, 0},    {"lu_factor", GS_OP_getrf, 3, 0, 3},   {"lu_solve", GS_OP_getrs, 4, 0, 2},
+    {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},    {"solve_rcond", GS_OP_gesv, 3, 0, 0},
+    {"posv_rcond", GS_OP_posv, 3, 0, 0},
 };
 
 /* The routine of operation op in precision prec. */
@@ -119,27 +161,33 @@ static int gs_arr_routine(int op, int prec)
     return -1;
 }
 
-/* The call's arguments from the arrays: false when they are of a form this does not take. */
+/* The call's arguments from the arrays (the matrices in m, in order, the pivots apart): false when they are of a
+ * form this does not take. */
 static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int narrays, const gpushim_array_t *x)
 {
     int prec = gs_arr_prec(x[0].dtype), r = prec < 0 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec);
-    char u = uplo && (uplo[0] == 'L' || uplo[0] == 'U') ? uplo[0] : 0;
+    int piv = gs_arr_ops[i].piv, nmat = 0, op = gs_arr_ops[i].op;
+    char u = uplo ? uplo[0] : 0;
     gs_mat_t m[3];
-    if (r < 0 || narrays != gs_arr_ops[i].narrays || (!u && (gs_arr_ops[i].op == GS_OP_potrf ||
-                                                             gs_arr_ops[i].op == GS_OP_syevd)))
+    if (r < 0 || narrays != gs_arr_ops[i].narrays || ((op == GS_OP_potrf || op == GS_OP_syevd) && !gs_in(u, "LU")))
         return false;
     for (int j = 0; j < narrays; j++)
-        if (!gs_arr_mat(&x[j], prec, gs_arr_ops[i].real >> j & 1, &m[j]))
+        if (j + 1 != piv && !gs_arr_mat(&x[j], prec, gs_arr_ops[i].real >> j & 1, &m[nmat++]))
             return false;
     if ((*entry = gs_real_entry(r)) < 0)
         return false;
     gs_lapack_start(p, (unsigned)*entry, m[0].p, m[0].ld, NULL);
-    bool ok = p->op == GS_OP_gesv    ? gs_arr_solve(p, m, narrays)
-              : p->op == GS_OP_getrf ? gs_arr_lu(p, m)
-              : p->op == GS_OP_potrf ? gs_arr_chol(p, m, u, strcmp(gs_arr_ops[i].name, "cholesky") == 0)
-                                     : gs_arr_eigh(p, m, narrays, u);
+    p->ta = m[0].t;
+    bool factored = op == GS_OP_getrs || op == GS_OP_potrs || op == GS_OP_posv;
+    bool ok = op == GS_OP_gesv    ? gs_arr_solve(p, m, nmat)
+              : factored          ? gs_arr_factored(p, m, u)
+              : op == GS_OP_getrf ? gs_arr_lu(p, m, piv != 0)
+              : op == GS_OP_potrf ? gs_arr_chol(p, m, u, strcmp(gs_arr_ops[i].name, "cholesky") == 0)
+                                  : gs_arr_eigh(p, m, nmat, u);
+    ok = ok && (!piv || gs_arr_piv(p, &x[piv - 1], op == GS_OP_getrs));
     p->valid = ok;
     p->arrays = p->x != NULL;
+    p->cond = strstr(gs_arr_ops[i].name, "_rcond") != NULL;
     return ok;
 }
 
@@ -153,26 +201,37 @@ static const char *gs_arr_check(gs_call_t *c, const void *args)
     return gs_lapack_family.check(c, args);
 }
 
+/* LAPACK's reasons, and factors with a zero on the diagonal (lu_solve's U, cho_solve's factor), whose division
+ * by zero and the infinities and NaNs after it are the CPU library's to make. */
 static const char *gs_arr_exact(const void *args)
 {
+    const gs_lapack_t *p = args;
+    if ((p->op == GS_OP_getrs || p->op == GS_OP_potrs) && gs_has_zero(p->a, p->n, p->lda + 1, p->prec))
+        return "a zero on the factors' diagonal: the original's call";
     return gs_lapack_family.exact(args);
 }
 
-/* A, read only and changed on the device (never cached); B; the output X, fresh at every call: n x k as stored
- * (solve, inv: n x nrhs, or its transpose; slogdet: the n elements of a vector; n x n otherwise). */
+/* A, read only, and changed on the device (never cached) but by lu_solve and cho_solve, which only read their
+ * factors (a stored transpose is transposed into other memory), so that factors used again may stay on the
+ * device; B; the output X, fresh at every call: xr x xc as NumPy's, stored so or transposed (solve, inv,
+ * lu_solve, cho_solve: n x nrhs; slogdet: the n elements of a vector; lu_factor: A's m x n; n x n otherwise).
+ * The pivots are no operand. */
 static void gs_arr_operands(const void *args, gs_operands_t *o)
 {
     const gs_lapack_t *p = args;
-    int64_t n = p->n, k = p->op == GS_OP_gesv ? p->nrhs : p->op == GS_OP_getrf ? 1 : n;
+    /* A is m x n (lu_factor's; n x n otherwise), X xr x xc, as NumPy's */
+    int64_t n = p->n, m = p->op == GS_OP_getrf ? p->m : n, k = p->nrhs ? p->nrhs : n;
+    int64_t xr = p->op == GS_OP_getrf && p->ipiv ? m : n;
+    int64_t xc = p->op == GS_OP_getrf ? (p->ipiv ? n : 1) : k;
     o->es = gs_prec_size(p->prec);
-    o->o[0] = (gs_operand_t){p->a, n, n, p->lda, 1, 0};
-    o->scratch_only = 1;
+    o->o[0] = (gs_operand_t){p->a, p->ta == 'N' ? m : n, p->ta == 'N' ? n : m, p->lda, 1, 0};
+    o->scratch_only = p->op != GS_OP_getrs && p->op != GS_OP_potrs;
     o->n = 1;
     if (p->b)
         o->o[o->n++] = (gs_operand_t){p->b, p->tb == 'N' ? n : k, p->tb == 'N' ? k : n, p->ldb, 1, 0};
     if (p->x) {
         o->fresh |= (uint8_t)(1u << o->n);
-        o->o[o->n++] = (gs_operand_t){p->x, p->tx == 'N' ? n : k, p->tx == 'N' ? k : n, p->ldx, 0, 1};
+        o->o[o->n++] = (gs_operand_t){p->x, p->tx == 'N' ? xr : xc, p->tx == 'N' ? xc : xr, p->ldx, 0, 1};
     }
 }
 
@@ -206,8 +265,9 @@ static bool gs_arr_wanted(const void *arg, int64_t n)
     gs_lapack_t p;
     memset(&p, 0, sizeof p);
     p.op = gs_arr_ops[w->i].op, p.prec = gs_routines[w->r].prec, p.valid = true;
-    p.n = p.m = n, p.uplo = 'L', p.job1 = gs_arr_ops[w->i].narrays == 3 ? 'V' : 'N';
-    p.nrhs = p.op != GS_OP_gesv ? 0 : gs_arr_ops[w->i].narrays == 2 ? n : w->k; /* inv: n */
+    p.n = p.m = n, p.uplo = 'L', p.trans = 'N', p.job1 = gs_arr_ops[w->i].narrays == 3 ? 'V' : 'N';
+    bool rhs = p.op == GS_OP_gesv || p.op == GS_OP_getrs || p.op == GS_OP_potrs || p.op == GS_OP_posv;
+    p.nrhs = !rhs ? 0 : gs_arr_ops[w->i].narrays == 2 ? n : w->k; /* inv: n */
     gs_call_t c = {.routine = (uint16_t)w->r};
     return !gs_lapack_family.check(&c, &p) && gs_policy_decide(&c, gs_backend->op[p.op] != NULL) == GS_WHERE_GPU;
 }

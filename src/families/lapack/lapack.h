@@ -37,13 +37,17 @@ typedef struct {
     int64_t il, iu;
     void *found, *support;
     bool herm;         /* sytrf, sytrs, sysv: the Hermitian form (he*) of a complex routine */
-    /* A call on NumPy's arrays (gpushim_linalg, arrays.c): A is read only, B (gesv) is read into a device copy
-     * through op(tb), and the result is written through op(tx) into X, another array, and clear ('U' or 'L')
-     * is the triangle of X set to zero after (potrf); trans and uplo are those of A as it is stored */
-    bool arrays;
-    char tb, tx, clear;
+    /* A call on NumPy's arrays (gpushim_linalg, arrays.c): A is read only, stored as ta ('N', or 'T' for its
+     * transpose), B (gesv, getrs, potrs) is read into a device copy through op(tb), and the result is written
+     * through op(tx) into X, another array, and clear ('U' or 'L') is the triangle of X set to zero after
+     * (potrf); trans and uplo are those of A as it is stored, but for getrs and potrs, which transpose a stored
+     * A on the device first (trans: SciPy's transposition of the system).  ipiv holds SciPy's pivots, int32 and
+     * 0-based, incp elements apart (getrf's output, getrs's input); cond: X, once written, is handed back when A
+     * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c) */
+    bool arrays, cond;
+    char ta, tb, tx, clear;
     void *x;
-    int64_t ldx;
+    int64_t ldx, incp;
 } gs_lapack_t;
 
 /* What syevr and syevx take besides the symmetric eigensolver's arguments, as their entries pass it. */
