@@ -131,8 +131,12 @@ def _finite(a, check_finite):
 def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     if overwrite_a or not _take("cho_factor", a) or not _finite(a, check_finite):
         return None
-    c = np.empty(a.shape, a.dtype, "F")
-    return "cho_factor", "L" if lower else "U", (a, c), lambda: (c, lower)
+    # SciPy before 1.18 returns LAPACK's factor in Fortran order with A's other triangle, and lower as it was
+    # given; SciPy 1.18 the factor in C order with the other triangle zero, and lower as a NumPy array
+    c0, lower0 = _probe("scipy.linalg", "cho_factor", _SPD, lower=True)
+    c = np.empty(a.shape, a.dtype, _order(c0))
+    flag = np.array(lower) if type(lower0) is np.ndarray else lower
+    return "cholesky" if c0[0, 1] == 0 else "cho_factor", "L" if lower else "U", (a, c), lambda: (c, flag)
 
 
 def _all_finite(*arrays):
@@ -147,9 +151,13 @@ def _sp_lu_factor(a, overwrite_a=False, check_finite=True):
     # m x n; one whose larger side is below the least square order the policy would take has fewer flops than
     # that square, and goes to the original at once (the library decides the others)
     if overwrite_a or not _plain(a) or a.ndim != 2 or a.size == 0 or \
-            max(a.shape) < _least("lu_factor", a.dtype.char) or not _all_finite(a) or _pivot_type() != np.int32:
+            max(a.shape) < _least("lu_factor", a.dtype.char) or not _all_finite(a):
         return None
-    lu, piv = np.empty(a.shape, a.dtype, "F"), np.empty(min(a.shape), np.int32)
+    # (pivots of 64 bits, from a SciPy built with 64-bit LAPACK integers, go to the original)
+    lu0, piv0 = _probe("scipy.linalg", "lu_factor", _SPD)
+    if piv0.dtype != np.int32:
+        return None
+    lu, piv = np.empty(a.shape, a.dtype, _order(lu0)), np.empty(min(a.shape), np.int32)
     return "lu_factor", "N", (a, lu, piv), lambda: (lu, piv)
 
 
@@ -170,7 +178,8 @@ def _sp_lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
             type(piv) is not np.ndarray or piv.dtype != np.int32 or piv.shape != lu.shape[:1] or \
             not _all_finite(lu, b):
         return None
-    x = np.empty(b.shape, b.dtype, "F")
+    x = np.empty(b.shape, b.dtype,
+                 _order(_probe("scipy.linalg", "lu_solve", _probe("scipy.linalg", "lu_factor", _SPD), _B)))
     return "lu_solve", "NTC"[trans], (lu, piv, b, x), lambda: x
 
 
@@ -179,7 +188,7 @@ def _sp_cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     if overwrite_b or type(lower) not in (bool, int) or lower not in (0, 1) or not _rhs("cho_solve", c, b) or \
             not _all_finite(c, b):
         return None
-    x = np.empty(b.shape, b.dtype, "F")
+    x = np.empty(b.shape, b.dtype, _order(_probe("scipy.linalg", "cho_solve", (_SPD, True), _B)))
     return "cho_solve", "L" if lower else "U", (c, b, x), lambda: x
 
 
@@ -190,7 +199,7 @@ def _sp_inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=Fal
     if overwrite_a or not (assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")) or \
             not _take("inv_rcond", a) or not _all_finite(a):
         return None
-    x = np.empty(a.shape, a.dtype)
+    x = np.empty(a.shape, a.dtype, _order(_probe("scipy.linalg", "inv", _SPD)))
     return "inv_rcond", "L", (a, x), lambda: x
 
 
@@ -207,7 +216,7 @@ def _sp_solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_fin
     op = "posv_rcond" if pos else "solve_rcond"
     if a.shape[0] < 2 or not _rhs(op, a, b) or not _all_finite(a, b):
         return None
-    x = np.empty(b.shape, b.dtype)
+    x = np.empty(b.shape, b.dtype, _order(_probe("scipy.linalg", "solve", _SPD, _B)))
     return op, "L" if lower else "U", (a, b, x), lambda: x
 
 
@@ -218,31 +227,36 @@ def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, ov
             driver not in (None, "ev", "evd", "evr", "evx") or not _take("eigh", a) or not _finite(a, check_finite):
         return None
     uplo = "L" if lower else "U"
-    return _eigh("eigvalsh", a, uplo) if eigvals_only else _eigh("eigh", a, uplo, lambda w, v: (w, v), "F")
+    if eigvals_only:
+        return _eigh("eigvalsh", a, uplo)
+    return _eigh("eigh", a, uplo, lambda w, v: (w, v), _order(_probe("scipy.linalg", "eigh", _SPD)[1]))
 
 
-_result_types = {}
+# The originals' conventions, which NumPy's and SciPy's versions change, are those of their results on small
+# examples, each made once, at a plan's first call: a symmetric positive definite matrix, and right-hand sides.
+_SPD = np.array([[4.0, 1.0], [1.0, 3.0]])
+_B = np.array([[1.0, 2.0], [3.0, 4.0]])
+_probes = {}
+
+
+def _probe(mod, fn, *args, **kwargs):
+    """The original of mod.fn's result on the example args, from its first call."""
+    r = _probes.get((mod, fn))
+    if r is None:
+        r = _probes[mod, fn] = getattr(sys.modules[mod], fn)._gpushim_original(*args, **kwargs)
+    return r
+
+
+def _order(x):
+    """The memory order of the original's array x, for the layer's own: "F" for Fortran order, else "C"."""
+    return "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
 
 
 def _result_type(mod, fn):
     """What makes the original's result of two arrays (numpy.linalg.eigh's EighResult, a named tuple since NumPy
-    1.25, or a tuple), found by a call of it on a 1 x 1 matrix the first time."""
-    make = _result_types.get(fn)
-    if make is None:
-        t = type(getattr(sys.modules[mod], fn)._gpushim_original(np.eye(1)))
-        make = _result_types[fn] = (lambda *x: x) if t is tuple else t
-    return make
-
-
-_pivot_types = []
-
-
-def _pivot_type():
-    """The dtype of lu_factor's pivots (int32, or int64 for a SciPy built with 64-bit LAPACK integers), found by a
-    call of the original on a 1 x 1 matrix the first time."""
-    if not _pivot_types:
-        _pivot_types.append(sys.modules["scipy.linalg"].lu_factor._gpushim_original(np.eye(1))[1].dtype)
-    return _pivot_types[0]
+    1.25, or a tuple)."""
+    t = type(_probe(mod, fn, _SPD))
+    return (lambda *x: x) if t is tuple else t
 
 
 # The one table: module, function, and its plan.  The log names each call module.function.
