@@ -113,6 +113,7 @@ $(B)/obj/core/policy.o: policies/default.policy
 
 # sm_90 code for Hopper and PTX that the driver compiles for later GPUs.
 $(KERNELS_FATBIN): kernels/kernels.cu kernels/permute.cu kernels/permute.h kernels/scale.cu kernels/scale.h \
+		kernels/finite.cu kernels/finite.h \
 		| $(B)/.cuda-headers
 	@mkdir -p $(dir $@)
 	$(NVCC) -fatbin -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -Ikernels \
@@ -147,7 +148,7 @@ standin: $(STANDIN) $(STANDIN12) $(OLDDRIVER)
 # sonames.
 define standin_libs
 $(1)/libcudart.so.$(2): tests/standin/cudart.c tests/standin/kernels.c tests/standin/standin.h kernels/permute.h \
-		kernels/scale.h | $(1)
+		kernels/scale.h kernels/finite.h | $(1)
 	$$(CC) $$(ALL_CFLAGS) -DSTANDIN_RUNTIME=$(4) -I$$(CUDA_HOME)/include -Ikernels -shared \
 		-Wl,-soname,libcudart.so.$(2) tests/standin/cudart.c tests/standin/kernels.c -o $$@ -lpthread
 $(1)/libcublas.so.$(2): tests/standin/cublas.c tests/standin/standin.h $(1)/libcudart.so.$(2)

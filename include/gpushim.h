@@ -73,8 +73,12 @@ typedef struct {
  * dimension of unit stride; the outputs are the caller's fresh arrays.  Returns 1 when the call is done, its results
  * in the outputs; 0 when it is not (the policy keeps it on the CPU, the GPU failed or found the matrix singular or
  * not positive definite, or the arrays are of a form this does not take), with no output written (but
- * inv_rcond's X): the caller then makes the call as it would have without gpushim. */
-int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays, const gpushim_array_t *arrays);
+ * inv_rcond's X): the caller then makes the call as it would have without gpushim.  flags: 0, or
+ * GPUSHIM_LINALG_FINITE: not done either when an input holds an infinity or a NaN, which the GPU looks for once
+ * the inputs are there (SciPy's check_finite, without a pass over them on the host). */
+int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays, const gpushim_array_t *arrays,
+                   int flags);
+#define GPUSHIM_LINALG_FINITE 1
 
 /* The smallest order n for which gpushim_linalg's op on an n x n matrix of dtype (with nrhs right-hand sides, for
  * solve; 1 otherwise) could be done, by the policy in effect (GPUSHIM_OFFLOAD, the routine's threshold): a call

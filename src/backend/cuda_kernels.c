@@ -11,18 +11,19 @@ extern const unsigned char gs_kernels_fatbin[] __attribute__((visibility("hidden
 static struct {
     gs_once_t loaded;
     cudaLibrary_t lib;
-    cudaKernel_t k[5]; /* gs_kern_names' */
+    cudaKernel_t k[7]; /* gs_kern_names' */
 } gs_kern;
 
-/* The permutations by element size (4, 8, 16 bytes), then the scales by real size (4, 8). */
-static const char *const gs_kern_names[5] = {"gs_permute4", "gs_permute8", "gs_permute16", "gs_scale4", "gs_scale8"};
+/* The permutations by element size (4, 8, 16 bytes), then the scales and the finite checks by real size (4, 8). */
+static const char *const gs_kern_names[7] = {"gs_permute4", "gs_permute8", "gs_permute16", "gs_scale4",
+                                             "gs_scale8",   "gs_finite4",  "gs_finite8"};
 
 /* Loads the library and looks its kernels up: GS_OK, or GS_ENODEV with the reason in why. */
 static int gs_kernels_open(char *why, size_t n)
 {
     const char *what = "cudaLibraryLoadData";
     int st = GS_CALLED(cudaLibraryLoadData, (&gs_kern.lib, gs_kernels_fatbin, NULL, NULL, 0, NULL, NULL, 0));
-    for (int i = 0; i < 5 && st == 0; i++)
+    for (int i = 0; i < 7 && st == 0; i++)
         if ((st = GS_CALLED(cudaLibraryGetKernel, (&gs_kern.k[i], gs_kern.lib, gs_kern_names[i]))) != 0)
             what = gs_kern_names[i];
     if (st == 0)
@@ -56,4 +57,11 @@ int gs_kernel_scale(gs_call_t *c, void *x, const gs_scale_t *p, size_t rs)
     gs_scale_t arg = *p;
     void *args[] = {&x, &arg};
     return gs_kernel_launch(c, rs == 4 ? 3 : 4, p->n, args);
+}
+
+int gs_kernel_finite(gs_call_t *c, const void *x, const gs_finite_t *p, size_t rs, int *flag)
+{
+    gs_finite_t arg = *p;
+    void *args[] = {(void *)&x, &arg, &flag};
+    return gs_kernel_launch(c, rs == 4 ? 5 : 6, p->rows * p->cols, args);
 }

@@ -3,6 +3,7 @@
 #ifndef GS_CUDA_KERNELS_H
 #define GS_CUDA_KERNELS_H
 
+#include "finite.h"
 #include "permute.h"
 #include "scale.h"
 
@@ -15,5 +16,8 @@ GS_HIDDEN int gs_kernel_permute(gs_call_t *c, const void *src, void *dst, const 
 /* Queues the scale p of the reals of rs bytes (4 or 8) at x, device memory of the call's device, on its compute
  * stream; the same contract. */
 GS_HIDDEN int gs_kernel_scale(gs_call_t *c, void *x, const gs_scale_t *p, size_t rs);
+/* Queues the check p of the reals of rs bytes (4 or 8) at x, which sets the device int at flag to 1 when one is an
+ * infinity or a NaN; the same contract. */
+GS_HIDDEN int gs_kernel_finite(gs_call_t *c, const void *x, const gs_finite_t *p, size_t rs, int *flag);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cuda_kernels.h"
 #include "backend/cuda_lapack.h"
 #include "backend/cuda_solver.h"
 
@@ -126,6 +127,29 @@ static void gs_sol_write(gs_sol_t *s, const gs_sol_op_t *op, int64_t npiv)
         op->done(s);
 }
 
+/* A call on NumPy's arrays that asks for it (finite): the inputs as uploaded, A and B, looked at on the device
+ * for an infinity or a NaN; GS_EEXACT for one, which the original function then reports (SciPy's check_finite),
+ * before anything is computed or written.  INFO's word, not yet zeroed, holds the flag. */
+static int gs_sol_finite(gs_call_t *c, gs_sol_t *s, const gs_operand_t *o, int n)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t k = gs_prec_complex(p->prec) ? 2 : 1;
+    int found = 0, rc;
+    GS_CUDA(c, cudaMemsetAsync, (s->info, 0, sizeof(int), s->stream));
+    for (int i = 0; i < n; i++) {
+        gs_finite_t f = {k * o[i].rows, o[i].cols, k * s->ld[i]};
+        if (o[i].in && (rc = gs_kernel_finite(c, s->d[i], &f, s->es / (size_t)k, s->info)) != GS_OK)
+            return rc;
+    }
+    if ((rc = gs_small_copy(c, &found, s->info, sizeof found, cudaMemcpyDeviceToHost)) != GS_OK)
+        return rc;
+    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
+    if (!found)
+        return GS_OK;
+    gs_call_why(c, "an infinity or a NaN in the input: the original function reports it");
+    return GS_EEXACT;
+}
+
 static int gs_sol_run(gs_call_t *c, const gs_lapack_t *p, const gs_operand_t *o, const gs_hreg_t *h, gs_cbind_t *b,
                       int n)
 {
@@ -152,7 +176,7 @@ static int gs_sol_run(gs_call_t *c, const gs_lapack_t *p, const gs_operand_t *o,
         return rc;
     s.work = dx, s.ipiv = (int64_t *)(dx + off[0]), s.vec = dx + off[1], s.extra = dx + off[2];
     s.info = (int *)(dx + off[3]);
-    if ((rc = gs_sol_inputs(c, &s, op)) != GS_OK || (rc = op->compute(c, &s)) != GS_OK ||
+    if ((p->finite && (rc = gs_sol_finite(c, &s, o, n)) != GS_OK) || (rc = gs_sol_inputs(c, &s, op)) != GS_OK || (rc = op->compute(c, &s)) != GS_OK ||
         (rc = gs_sol_read(c, &s, op, npiv)) != GS_OK)
         return rc;
     const char *why = op->exact ? op->exact(&s) : NULL;

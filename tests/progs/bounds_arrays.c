@@ -22,7 +22,7 @@
 #include "gpushim.h"
 #include "guard.h"
 
-typedef int linalg_t(const char *, const char *, const char *, int, const gpushim_array_t *);
+typedef int linalg_t(const char *, const char *, const char *, int, const gpushim_array_t *, int);
 typedef int fft_t(const char *, const char *, const gpushim_array_t *, const gpushim_array_t *, int, const int *,
                   double, int);
 static linalg_t *linalg;
@@ -146,7 +146,7 @@ static void linalg_case(const char *l, const char *op, const char *uplo, char t,
     for (int i = solve ? 2 : 1; i < n; i++)
         may_all(&x[i]);
     arm();
-    finish(linalg(api, op, uplo, n, x), meant);
+    finish(linalg(api, op, uplo, n, x, 0), meant);
 }
 
 /* A case's label, kept to the end of the program (check_kept names the case). */

@@ -1,22 +1,25 @@
 /* The stand-in's CUDA libraries of kernels (standin.h): cudaLibraryLoadData takes a fatbin (its magic number
- * checked) and gives one library, whose kernels are gpushim's permutation and scale kernels (kernels/permute.h,
- * kernels/scale.h), found by name and run by cudaLaunchKernel on the host, queued on their stream like any other
+ * checked) and gives one library, whose kernels are gpushim's permutation, scale and finite-check kernels
+ * (kernels/permute.h, kernels/scale.h, kernels/finite.h), found by name and run by cudaLaunchKernel on the host, queued on their stream like any other
  * work.  Their arguments are
  * checked as the device would fault on them: both sides' reach inside one live allocation, the sides apart. */
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "finite.h"
 #include "permute.h"
 #include "scale.h"
 #include "standin.h"
 
 #define FATBIN_MAGIC 0xBA55ED50u
 
-/* The permutations, then the scales (SCALE0 on). */
-static const char *const kernel_names[] = {"gs_permute4", "gs_permute8", "gs_permute16", "gs_scale4", "gs_scale8"};
-static const size_t kernel_sizes[] = {4, 8, 16, 4, 8};
-enum { KERNELS = 5, SCALE0 = 3 };
+/* The permutations, then the scales (SCALE0 on), then the finite checks (FINITE0 on). */
+static const char *const kernel_names[] = {"gs_permute4", "gs_permute8", "gs_permute16", "gs_scale4",
+                                           "gs_scale8",   "gs_finite4",  "gs_finite8"};
+static const size_t kernel_sizes[] = {4, 8, 16, 4, 8, 4, 8};
+enum { KERNELS = 7, SCALE0 = 3, FINITE0 = 5 };
 /* A library and its kernels are addresses in these, which no other handle has. */
 static char library_token, kernel_tokens[KERNELS];
 
@@ -112,6 +115,39 @@ static cudaError_t launch_scale(int k, void **args, cudaStream_t stream)
     return standin_enqueue(stream, run_scale, &j, sizeof j) ? cudaErrorInvalidResourceHandle : cudaSuccess;
 }
 
+typedef struct {
+    const char *x;
+    size_t es;
+    gs_finite_t p;
+    int *flag;
+} finite_job_t;
+
+static void run_finite(void *arg)
+{
+    const finite_job_t *j = arg;
+    for (long long c = 0; c < j->p.cols; c++)
+        for (long long r = 0; r < j->p.rows; r++) {
+            const char *e = j->x + (c * j->p.ld + r) * (long long)j->es;
+            float f;
+            double d;
+            if (j->es == 4 ? (memcpy(&f, e, 4), !isfinite(f)) : (memcpy(&d, e, 8), !isfinite(d)))
+                *j->flag = 1;
+        }
+}
+
+/* A finite check's launch: the matrix and the flag checked, then queued. */
+static cudaError_t launch_finite(int k, void **args, cudaStream_t stream)
+{
+    static const char fn[] = "cudaLaunchKernel";
+    finite_job_t j = {*(const char **)args[0], kernel_sizes[k], *(const gs_finite_t *)args[1], *(int **)args[2]};
+    if (j.p.rows < 1 || j.p.cols < 1 || j.p.ld < j.p.rows)
+        return standin_violation(fn, "a finite check of no elements, or ld below rows"), cudaErrorInvalidValue;
+    if (standin_check_device(j.x, (size_t)((j.p.cols - 1) * j.p.ld + j.p.rows) * j.es, fn, "the checked matrix") ||
+        standin_check_device(j.flag, sizeof(int), fn, "the finite check's flag"))
+        return cudaErrorIllegalAddress;
+    return standin_enqueue(stream, run_finite, &j, sizeof j) ? cudaErrorInvalidResourceHandle : cudaSuccess;
+}
+
 /* Bytes from a side's first element to the end of its last one (strides >= 0, as the library passes). */
 static size_t reach(const gs_permute_t *p, const long long *stride, size_t es)
 {
@@ -135,6 +171,8 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
         return standin_violation(fn, "not a kernel of a loaded library"), cudaErrorInvalidDeviceFunction;
     if (gridDim.x == 0 || blockDim.x == 0 || blockDim.x > 1024 || sharedMem)
         return standin_violation(fn, "a launch configuration the kernel does not take"), cudaErrorInvalidValue;
+    if (k >= FINITE0)
+        return launch_finite(k, args, stream);
     if (k >= SCALE0)
         return launch_scale(k, args, stream);
     permute_job_t j = {*(const char **)args[0], *(char **)args[1], kernel_sizes[k], *(const gs_permute_t *)args[2]};

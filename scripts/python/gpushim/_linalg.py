@@ -53,8 +53,8 @@ def _take(op, a, *others, k=1):
     return a.shape[0] >= _least(op, a.dtype.char, k)
 
 
-# ---- the plans: (operation, uplo, arrays, finish) for the C entry, or None; finish() makes the result once the
-# call is done, or returns NotImplemented to pass the call on to the original ------------------------------
+# ---- the plans: (operation, uplo, arrays, finish[, flags]) for the C entry, or None; finish() makes the result
+# once the call is done, or returns NotImplemented to pass the call on to the original ------------------------
 
 def _np_solve(a, b):
     if not _take("solve", a, b, k=b.shape[1] if b.ndim == 2 else 1):
@@ -77,14 +77,14 @@ def _np_cholesky(a, *, upper=False):
     return "cholesky", "L", (a, x), lambda: x
 
 
-def _eigh(op, a, uplo, result=None, order="C"):
+def _eigh(op, a, uplo, result=None, order="C", flags=0):
     if uplo not in ("L", "U") or not _take(op, a):
         return None
     w = np.empty(a.shape[0], _REAL[a.dtype.char])
     if result is None:
-        return op, uplo, (a, w), lambda: w
+        return op, uplo, (a, w), lambda: w, flags
     v = np.empty(a.shape, a.dtype, order)
-    return op, uplo, (a, w, v), lambda: result(w, v)
+    return op, uplo, (a, w, v), lambda: result(w, v), flags
 
 
 def _np_eigh(a, UPLO="L"):
@@ -123,42 +123,34 @@ def _np_det(a):
     return _slogdet(a, det)
 
 
-def _finite(a, check_finite):
-    """SciPy's check_finite: an array with an infinity or a NaN goes to the original, which raises."""
-    return not check_finite or bool(np.isfinite(a).all())
+_FINITE = 1  # GPUSHIM_LINALG_FINITE: the library hands a call back when an input holds an infinity or a NaN,
+# found on the device once the inputs are there, so that the original raises, with no pass over them on the host.
 
 
 def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    if overwrite_a or not _take("cho_factor", a) or not _finite(a, check_finite):
+    if overwrite_a or not _take("cho_factor", a):
         return None
     # SciPy before 1.18 returns LAPACK's factor in Fortran order with A's other triangle, and lower as it was
     # given; SciPy 1.18 the factor in C order with the other triangle zero, and lower as a NumPy array
     c0, lower0 = _probe("scipy.linalg", "cho_factor", _SPD, lower=True)
     c = np.empty(a.shape, a.dtype, _order(c0))
     flag = np.array(lower) if type(lower0) is np.ndarray else lower
-    return "cholesky" if c0[0, 1] == 0 else "cho_factor", "L" if lower else "U", (a, c), lambda: (c, flag)
-
-
-def _all_finite(*arrays):
-    """Whether every element of the arrays is finite.  The SciPy functions but cho_factor and eigh send an array
-    with an infinity or a NaN to the original, whatever check_finite says: it raises where SciPy checks (lu_solve
-    checks b, not the factors), and otherwise the infinities and NaNs of its result, and lu_factor's pivots,
-    follow the CPU library's order of operations."""
-    return all(bool(np.isfinite(x).all()) for x in arrays)
+    return "cholesky" if c0[0, 1] == 0 else "cho_factor", "L" if lower else "U", (a, c), lambda: (c, flag), \
+        _FINITE if check_finite else 0
 
 
 def _sp_lu_factor(a, overwrite_a=False, check_finite=True):
     # m x n; one whose larger side is below the least square order the policy would take has fewer flops than
     # that square, and goes to the original at once (the library decides the others)
     if overwrite_a or not _plain(a) or a.ndim != 2 or a.size == 0 or \
-            max(a.shape) < _least("lu_factor", a.dtype.char) or not _all_finite(a):
+            max(a.shape) < _least("lu_factor", a.dtype.char):
         return None
     # (pivots of 64 bits, from a SciPy built with 64-bit LAPACK integers, go to the original)
     lu0, piv0 = _probe("scipy.linalg", "lu_factor", _SPD)
     if piv0.dtype != np.int32:
         return None
     lu, piv = np.empty(a.shape, a.dtype, _order(lu0)), np.empty(min(a.shape), np.int32)
-    return "lu_factor", "N", (a, lu, piv), lambda: (lu, piv)
+    return "lu_factor", "N", (a, lu, piv), lambda: (lu, piv), _FINITE
 
 
 def _pair(x):
@@ -175,21 +167,19 @@ def _sp_lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     lu, piv = _pair(lu_and_piv) or (None, None)
     # SciPy's pivots as lu_factor makes them; the library checks each is a row of the matrix
     if overwrite_b or type(trans) is not int or trans not in (0, 1, 2) or not _rhs("lu_solve", lu, b) or \
-            type(piv) is not np.ndarray or piv.dtype != np.int32 or piv.shape != lu.shape[:1] or \
-            not _all_finite(lu, b):
+            type(piv) is not np.ndarray or piv.dtype != np.int32 or piv.shape != lu.shape[:1]:
         return None
     x = np.empty(b.shape, b.dtype,
                  _order(_probe("scipy.linalg", "lu_solve", _probe("scipy.linalg", "lu_factor", _SPD), _B)))
-    return "lu_solve", "NTC"[trans], (lu, piv, b, x), lambda: x
+    return "lu_solve", "NTC"[trans], (lu, piv, b, x), lambda: x, _FINITE
 
 
 def _sp_cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = _pair(c_and_lower) or (None, None)
-    if overwrite_b or type(lower) not in (bool, int) or lower not in (0, 1) or not _rhs("cho_solve", c, b) or \
-            not _all_finite(c, b):
+    if overwrite_b or type(lower) not in (bool, int) or lower not in (0, 1) or not _rhs("cho_solve", c, b):
         return None
     x = np.empty(b.shape, b.dtype, _order(_probe("scipy.linalg", "cho_solve", (_SPD, True), _B)))
-    return "cho_solve", "L" if lower else "U", (c, b, x), lambda: x
+    return "cho_solve", "L" if lower else "U", (c, b, x), lambda: x, _FINITE
 
 
 def _sp_inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
@@ -197,10 +187,10 @@ def _sp_inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=Fal
     # triangular, symmetric...) to invert it with other routines, to the same result within rounding; the
     # library hands an ill-conditioned one back, so that the warning, with SciPy's estimate in it, is SciPy's
     if overwrite_a or not (assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")) or \
-            not _take("inv_rcond", a) or not _all_finite(a):
+            not _take("inv_rcond", a):
         return None
     x = np.empty(a.shape, a.dtype, _order(_probe("scipy.linalg", "inv", _SPD)))
-    return "inv_rcond", "L", (a, x), lambda: x
+    return "inv_rcond", "L", (a, x), lambda: x, _FINITE
 
 
 def _sp_solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,
@@ -214,22 +204,22 @@ def _sp_solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_fin
             not (pos or assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")):
         return None
     op = "posv_rcond" if pos else "solve_rcond"
-    if a.shape[0] < 2 or not _rhs(op, a, b) or not _all_finite(a, b):
+    if a.shape[0] < 2 or not _rhs(op, a, b):
         return None
     x = np.empty(b.shape, b.dtype, _order(_probe("scipy.linalg", "solve", _SPD, _B)))
-    return op, "L" if lower else "U", (a, b, x), lambda: x
+    return op, "L" if lower else "U", (a, b, x), lambda: x, _FINITE
 
 
 def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
              check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     # the standard problem, every eigenvalue, by any driver that computes them all
     if b is not None or type != 1 or subset_by_index is not None or subset_by_value is not None or \
-            driver not in (None, "ev", "evd", "evr", "evx") or not _take("eigh", a) or not _finite(a, check_finite):
+            driver not in (None, "ev", "evd", "evr", "evx") or not _take("eigh", a):
         return None
-    uplo = "L" if lower else "U"
+    uplo, flags = "L" if lower else "U", _FINITE if check_finite else 0
     if eigvals_only:
-        return _eigh("eigvalsh", a, uplo)
-    return _eigh("eigh", a, uplo, lambda w, v: (w, v), _order(_probe("scipy.linalg", "eigh", _SPD)[1]))
+        return _eigh("eigvalsh", a, uplo, flags=flags)
+    return _eigh("eigh", a, uplo, lambda w, v: (w, v), _order(_probe("scipy.linalg", "eigh", _SPD)[1]), flags)
 
 
 # The originals' conventions, which NumPy's and SciPy's versions change, are those of their results on small
@@ -307,11 +297,11 @@ def _wrap(run, original, api, plan):
 
 
 def _run(entry):
-    """run for _wrap: the job (operation, uplo, arrays, finish) through gpushim_linalg, then finish()."""
+    """run for _wrap: the job (operation, uplo, arrays, finish[, flags]) through gpushim_linalg, then finish()."""
     def run(name, job):
-        op, uplo, arrays, finish = job
+        op, uplo, arrays, finish, flags = job if len(job) == 5 else (*job, 0)
         descs = (_Array * len(arrays))(*map(_describe, arrays))
-        return finish() if entry(name, op.encode(), uplo.encode(), len(arrays), descs) else NotImplemented
+        return finish() if entry(name, op.encode(), uplo.encode(), len(arrays), descs, flags) else NotImplemented
     return run
 
 
@@ -332,7 +322,7 @@ def _entry():
     """gpushim_linalg, or None; sets _query to gpushim_linalg_min_order."""
     global _query
     bound = _bind("gpushim_linalg", [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
-                                     ctypes.POINTER(_Array)],
+                                     ctypes.POINTER(_Array), ctypes.c_int],
                   "gpushim_linalg_min_order", [ctypes.c_char_p, ctypes.c_char, ctypes.c_int64])
     if bound is None:
         return None

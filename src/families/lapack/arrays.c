@@ -281,11 +281,12 @@ GS_EXPORT int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t n
 }
 
 GS_EXPORT int gpushim_linalg(const char *api, const char *op, const char *uplo, int narrays,
-                             const gpushim_array_t *arrays)
+                             const gpushim_array_t *arrays, int flags)
 {
     int i = gs_arr_op(op), entry;
     gs_lapack_t p;
-    if (i < 0 || !arrays || !gs_arr_fill(&p, &entry, i, uplo, narrays, arrays))
+    if (i < 0 || !arrays || (flags & ~GPUSHIM_LINALG_FINITE) || !gs_arr_fill(&p, &entry, i, uplo, narrays, arrays))
         return 0;
+    p.finite = flags & GPUSHIM_LINALG_FINITE;
     return gs_dispatch_api(api, (unsigned)entry, &gs_arrays_family, &p, __builtin_return_address(0));
 }

@@ -43,8 +43,9 @@ typedef struct {
      * (potrf); trans and uplo are those of A as it is stored, but for getrs and potrs, which transpose a stored
      * A on the device first (trans: SciPy's transposition of the system).  ipiv holds SciPy's pivots, int32 and
      * 0-based, incp elements apart (getrf's output, getrs's input); cond: X, once written, is handed back when A
-     * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c) */
-    bool arrays, cond;
+     * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c); finite: the call is handed back, nothing
+     * written, when A or B holds an infinity or a NaN, which the device looks for once they are uploaded */
+    bool arrays, cond, finite;
     char ta, tb, tx, clear;
     void *x;
     int64_t ldx, incp;
