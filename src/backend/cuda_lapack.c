@@ -176,8 +176,8 @@ static int gs_sol_run(gs_call_t *c, const gs_lapack_t *p, const gs_operand_t *o,
         return rc;
     s.work = dx, s.ipiv = (int64_t *)(dx + off[0]), s.vec = dx + off[1], s.extra = dx + off[2];
     s.info = (int *)(dx + off[3]);
-    if ((p->finite && (rc = gs_sol_finite(c, &s, o, n)) != GS_OK) || (rc = gs_sol_inputs(c, &s, op)) != GS_OK || (rc = op->compute(c, &s)) != GS_OK ||
-        (rc = gs_sol_read(c, &s, op, npiv)) != GS_OK)
+    if ((p->finite && (rc = gs_sol_finite(c, &s, o, n)) != GS_OK) || (rc = gs_sol_inputs(c, &s, op)) != GS_OK ||
+        (rc = op->compute(c, &s)) != GS_OK || (rc = gs_sol_read(c, &s, op, npiv)) != GS_OK)
         return rc;
     const char *why = op->exact ? op->exact(&s) : NULL;
     if (why || s.hinfo[0] || s.hinfo[1]) {

@@ -1,8 +1,8 @@
 /* The stand-in's CUDA libraries of kernels (standin.h): cudaLibraryLoadData takes a fatbin (its magic number
  * checked) and gives one library, whose kernels are gpushim's permutation, scale and finite-check kernels
- * (kernels/permute.h, kernels/scale.h, kernels/finite.h), found by name and run by cudaLaunchKernel on the host, queued on their stream like any other
- * work.  Their arguments are
- * checked as the device would fault on them: both sides' reach inside one live allocation, the sides apart. */
+ * (kernels/permute.h, kernels/scale.h, kernels/finite.h), found by name and run by cudaLaunchKernel on the host,
+ * queued on their stream like any other work.  Their arguments are checked as the device would fault on them:
+ * both sides' reach inside one live allocation, the sides apart. */
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdint.h>
