@@ -26,6 +26,7 @@ cases = {
     "numpy.linalg.eigvalsh": (np.linalg.eigvalsh, (spd,)),
     "numpy.linalg.det": (np.linalg.det, (a,)),
     "numpy.linalg.slogdet": (np.linalg.slogdet, (a,)),
+    "numpy.linalg.svd": (np.linalg.svd, (a,)),
     "scipy.linalg.cho_factor": (scipy.linalg.cho_factor, (spd,)),
     "scipy.linalg.cho_solve": (scipy.linalg.cho_solve, (scipy.linalg.cho_factor(spd), b)),
     "scipy.linalg.lu_factor": (scipy.linalg.lu_factor, (a,)),
@@ -33,6 +34,7 @@ cases = {
     "scipy.linalg.eigh": (scipy.linalg.eigh, (spd,)),
     "scipy.linalg.inv": (scipy.linalg.inv, (a,)),
     "scipy.linalg.solve": (scipy.linalg.solve, (a, b)),
+    "scipy.linalg.svd": (scipy.linalg.svd, (a,)),
 }
 
 

@@ -232,6 +232,37 @@ def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, ov
     return _eigh("eigh", a, uplo, lambda w, v: (w, v), _order(_probe("scipy.linalg", "eigh", _SPD)[1]))
 
 
+def _svd(mod, a, full_matrices, compute_uv):
+    """The SVD's plan, numpy.linalg's and scipy.linalg's: a's singular values and, with compute_uv, its vectors, in
+    the original's memory order and result type (NumPy's SVDResult).  full_matrices of a matrix not square goes to
+    the original: the vectors past min(m, n) are then any basis of a space, LAPACK's choice (the library's are
+    those of singular values apart from the others, and hands a matrix of close ones back)."""
+    if type(full_matrices) is not bool or type(compute_uv) is not bool or not _plain(a) or a.ndim != 2 or \
+            a.size == 0 or (compute_uv and full_matrices and a.shape[0] != a.shape[1]) or \
+            max(a.shape) < _least("svd" if compute_uv else "svdvals", a.dtype.char) or not _all_finite(a):
+        return None
+    s = np.empty(min(a.shape), _REAL[a.dtype.char])
+    if not compute_uv:
+        return "svdvals", "N", (a, s), lambda: s
+    r0 = _probe(mod, "svd", _SPD)
+    k = min(a.shape)
+    u = np.empty((a.shape[0], a.shape[0] if full_matrices else k), a.dtype, _order(r0[0]))
+    vh = np.empty((a.shape[1] if full_matrices else k, a.shape[1]), a.dtype, _order(r0[2]))
+    make = (lambda *x: x) if type(r0) is tuple else type(r0)
+    return "svd", "A" if full_matrices else "S", (a, s, u, vh), lambda: make(u, s, vh)
+
+
+def _np_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    return None if hermitian is not False else _svd("numpy.linalg", a, full_matrices, compute_uv)
+
+
+def _sp_svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, lapack_driver="gesdd"):
+    # either driver: the same singular values and vectors within rounding
+    if overwrite_a or type(lapack_driver) is not str or lapack_driver not in ("gesdd", "gesvd"):
+        return None
+    return _svd("scipy.linalg", a, full_matrices, compute_uv)
+
+
 # The originals' conventions, which NumPy's and SciPy's versions change, are those of their results on small
 # examples, each made once, at a plan's first call: a symmetric positive definite matrix, and right-hand sides.
 _SPD = np.array([[4.0, 1.0], [1.0, 3.0]])
@@ -268,6 +299,7 @@ WRAPPED = (
     ("numpy.linalg", "eigvalsh", _np_eigvalsh),
     ("numpy.linalg", "det", _np_det),
     ("numpy.linalg", "slogdet", _np_slogdet),
+    ("numpy.linalg", "svd", _np_svd),
     ("scipy.linalg", "cho_factor", _sp_cho_factor),
     ("scipy.linalg", "cho_solve", _sp_cho_solve),
     ("scipy.linalg", "lu_factor", _sp_lu_factor),
@@ -275,6 +307,7 @@ WRAPPED = (
     ("scipy.linalg", "eigh", _sp_eigh),
     ("scipy.linalg", "inv", _sp_inv),
     ("scipy.linalg", "solve", _sp_solve),
+    ("scipy.linalg", "svd", _sp_svd),
 )
 
 

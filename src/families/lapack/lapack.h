@@ -43,9 +43,10 @@ typedef struct {
      * (potrf); trans and uplo are those of A as it is stored, but for getrs and potrs, which transpose a stored
      * A on the device first (trans: SciPy's transposition of the system).  ipiv holds SciPy's pivots, int32 and
      * 0-based, incp elements apart (getrf's output, getrs's input); cond: X, once written, is handed back when A
-     * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c) */
+     * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c).  The SVD (gesdd): X is U and vt Vh, written
+     * through op(tv); trans 'T' when the device factors A^T (a wide A), w the singular values */
     bool arrays, cond;
-    char ta, tb, tx, clear;
+    char ta, tb, tx, tv, clear;
     void *x;
     int64_t ldx, incp;
 } gs_lapack_t;
@@ -115,6 +116,10 @@ GS_HIDDEN const char *gs_lapack_driver_exact(const gs_lapack_t *p);
 /* A driver's matrices, as gs_lapack_family's operands gives them (their number), and its flops. */
 GS_HIDDEN int gs_lapack_driver_matrices(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch_only);
 GS_HIDDEN double gs_lapack_driver_flops(const gs_lapack_t *p);
+
+/* Whether LAPACK's SVD or least squares would treat the m x n matrix x (leading dimension ld) apart: zero, near
+ * underflow or overflow, or with a NaN (lapack.c). */
+GS_HIDDEN bool gs_lapack_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int64_t n, int64_t ld);
 
 /* Element i of an integer array in the caller's width. */
 static inline int64_t gs_lapack_int(const gs_lapack_t *p, const void *v, int64_t i)
