@@ -27,6 +27,7 @@ cases = {
     "numpy.linalg.det": (np.linalg.det, (a,)),
     "numpy.linalg.slogdet": (np.linalg.slogdet, (a,)),
     "numpy.linalg.svd": (np.linalg.svd, (a,)),
+    "numpy.linalg.qr": (np.linalg.qr, (a,)),
     "scipy.linalg.cho_factor": (scipy.linalg.cho_factor, (spd,)),
     "scipy.linalg.cho_solve": (scipy.linalg.cho_solve, (scipy.linalg.cho_factor(spd), b)),
     "scipy.linalg.lu_factor": (scipy.linalg.lu_factor, (a,)),
@@ -35,6 +36,7 @@ cases = {
     "scipy.linalg.inv": (scipy.linalg.inv, (a,)),
     "scipy.linalg.solve": (scipy.linalg.solve, (a, b)),
     "scipy.linalg.svd": (scipy.linalg.svd, (a,)),
+    "scipy.linalg.qr": (scipy.linalg.qr, (a,)),
 }
 
 

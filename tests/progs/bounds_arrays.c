@@ -171,6 +171,25 @@ static void svd_case(const char *l, const char *op, const char *job, char t, int
     finish(linalg("numpy.linalg.svd", op, job, nx, x), meant);
 }
 
+/* qr (job "A": Q m x m and R m x n; "S": min(m, n) of Q's columns and R's rows) or qr_r (R alone) of A (m x n,
+ * layout la; zero: every element 0) into R and Q, both of layout lo. */
+static void qr_case(const char *l, const char *op, const char *job, char t, int64_t m, int64_t n, char la, char lo,
+                    int zero, int meant)
+{
+    gpushim_array_t x[3];
+    int64_t k = job[0] == 'A' ? m : m < n ? m : n, sa[2] = {m, n}, sq[2] = {m, k}, sr[2] = {k, n};
+    int nx = strcmp(op, "qr") == 0 ? 3 : 2;
+    begin(l);
+    x[0] = array("A", t, 2, sa, la, 0, zero);
+    if (nx == 3)
+        x[1] = array("Q", t, 2, sq, lo, 0, 0);
+    x[nx - 1] = array("R", t, 2, sr, lo, 0, 0);
+    for (int i = 1; i < nx; i++)
+        may_all(&x[i]);
+    arm();
+    finish(linalg("numpy.linalg.qr", op, job, nx, x), meant);
+}
+
 /* A case's label, kept to the end of the program (check_kept names the case). */
 __attribute__((format(printf, 1, 2))) static const char *lab(const char *fmt, ...)
 {
@@ -201,6 +220,10 @@ static void linalg_group(void)
         svd_case(lab("svd A %c, tall F, U and Vh padded C", *t), "svd", "A", *t, N + 2, N, 'F', 'P', 0, 1);
         svd_case(lab("svd S %c, wide, U and Vh padded F", *t), "svd", "S", *t, N, N + 2, 'C', 'Q', 0, 1);
         svd_case(lab("svdvals %c, wide", *t), "svdvals", "N", *t, N, N + 2, 'C', 0, 0, 1);
+        qr_case(lab("qr S %c, tall, Q and R padded C", *t), "qr", "S", *t, N + 2, N, 'C', 'P', 0, 1);
+        qr_case(lab("qr A %c, tall F, Q and R padded F", *t), "qr", "A", *t, N + 2, N, 'F', 'Q', 0, 1);
+        qr_case(lab("qr A %c, wide, Q and R padded F", *t), "qr", "A", *t, N, N + 2, 'C', 'Q', 0, 1);
+        qr_case(lab("qr_r A %c, tall, R padded C", *t), "qr_r", "A", *t, N + 2, N, 'F', 'P', 0, 1);
     }
     /* calls not done, which must write nothing: found singular or not positive definite on the GPU, and forms
      * the entry does not take */
@@ -212,6 +235,8 @@ static void linalg_group(void)
     svd_case("svd S d, A zero", "svd", "S", 'd', N + 2, N, 'C', 'C', 1, 0);
     svd_case("svd S z, U and Vh strided in both dimensions", "svd", "S", 'D', N + 2, N, 'C', 'S', 0, 0);
     svd_case("svd X d, no such job", "svd", "X", 'd', N, N, 'C', 'C', 0, 0);
+    qr_case("qr S d, A zero", "qr", "S", 'd', N + 2, N, 'C', 'C', 1, 0);
+    qr_case("qr S z, Q and R strided in both dimensions", "qr", "S", 'D', N + 2, N, 'C', 'S', 0, 0);
 }
 
 /* ---- gpushim_fft: out within its elements, its gaps as they were; in never written ---- */

@@ -54,12 +54,13 @@ def phase(v):
     return v * (np.abs(p) / np.where(p == 0, 1, p))
 
 
-def same(x, y, tol):
+def same(x, y, tol, phased=True):
+    """Why x differs from y, or None; phased: a tuple's arrays after the first compared as eigenvectors."""
     if type(x) is not type(y):
         return f"type {type(x).__name__} against {type(y).__name__}"
     if isinstance(x, (tuple, list)):
         for i, (u, w) in enumerate(zip(x, y)):
-            why = same(phase(u) if i else u, phase(w) if i else w, tol)
+            why = same(phase(u) if i and phased else u, phase(w) if i and phased else w, tol)
             if why:
                 return f"[{i}] {why}"
         return None
@@ -80,8 +81,8 @@ def same(x, y, tol):
 def case(name, fn, *args, _tol=None, _norm=None, **kwargs):
     """fn (wrapped) against its original on the same arguments, which must be left as they were (arrays inside a
     tuple argument, SciPy's (lu, piv) and (c, lower), too); _tol: the values' tolerance relative to the largest,
-    for an ill-conditioned matrix, instead of the dtype's; _norm: what each result is compared as (an SVD's
-    vectors with their phases fixed)."""
+    for an ill-conditioned matrix, instead of the dtype's; _norm: what each result is compared as, value by value
+    (an SVD's vectors with their phases fixed; a QR's factors as they are)."""
     global cases
     cases += 1
     inputs = [a for x in args for a in (x if isinstance(x, (tuple, list)) else (x,)) if isinstance(a, np.ndarray)]
@@ -104,7 +105,7 @@ def case(name, fn, *args, _tol=None, _norm=None, **kwargs):
         why = None if (type(r1), str(r1)) == (type(r2), str(r2)) else f"raised {r1!r} against {r2!r}"
     else:
         with np.errstate(all="ignore"):  # results of NaNs, as the original's
-            why = same(r1, r2, tol)
+            why = same(r1, r2, tol, _norm is None)
     if not why and any(not np.array_equal(b, a, equal_nan=True) for b, a in zip(before, inputs)):
         why = "an input changed"
     if not why and warned[0] != warned[1]:

@@ -44,7 +44,8 @@ typedef struct {
      * A on the device first (trans: SciPy's transposition of the system).  ipiv holds SciPy's pivots, int32 and
      * 0-based, incp elements apart (getrf's output, getrs's input); cond: X, once written, is handed back when A
      * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c).  The SVD (gesdd): X is U and vt Vh, written
-     * through op(tv); trans 'T' when the device factors A^T (a wide A), w the singular values */
+     * through op(tv); trans 'T' when the device factors A^T (a wide A), w the singular values.  The QR (geqrf): X
+     * is R and vt Q (job2 'V'), k their min(m, n) or m (job1 'A') */
     bool arrays, cond;
     char ta, tb, tx, tv, clear;
     void *x;
