@@ -26,6 +26,8 @@ cases = {
     "numpy.linalg.eigvalsh": (np.linalg.eigvalsh, (spd,)),
     "numpy.linalg.det": (np.linalg.det, (a,)),
     "numpy.linalg.slogdet": (np.linalg.slogdet, (a,)),
+    "numpy.linalg.svd": (np.linalg.svd, (a,)),
+    "numpy.linalg.qr": (np.linalg.qr, (a,)),
     "scipy.linalg.cho_factor": (scipy.linalg.cho_factor, (spd,)),
     "scipy.linalg.cho_solve": (scipy.linalg.cho_solve, (scipy.linalg.cho_factor(spd), b)),
     "scipy.linalg.lu_factor": (scipy.linalg.lu_factor, (a,)),
@@ -33,6 +35,8 @@ cases = {
     "scipy.linalg.eigh": (scipy.linalg.eigh, (spd,)),
     "scipy.linalg.inv": (scipy.linalg.inv, (a,)),
     "scipy.linalg.solve": (scipy.linalg.solve, (a, b)),
+    "scipy.linalg.svd": (scipy.linalg.svd, (a,)),
+    "scipy.linalg.qr": (scipy.linalg.qr, (a,)),
 }
 
 

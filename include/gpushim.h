@@ -69,7 +69,17 @@ typedef struct {
  *               epsilons (scipy.linalg.solve, which warns below one)
  *   "posv_rcond" the same for a Hermitian positive definite A, from its triangle uplo (Cholesky, pocon's
  *               estimate); not done when A is not positive definite
- * uplo is "L" or "U" (ignored by solve, inv, slogdet and lu_factor; lu_solve's transposition).  A matrix has one
+ *   "svd"       A (m x n), W (min(m, n)), U (m x ku), Vh (kv x n): A = U diag(W) Vh, W descending, ku = m and
+ *               kv = n (uplo "A") or both min(m, n) ("S"); not done when two singular values are within 1000
+ *               epsilons of the largest (their vectors then any basis of a space), nor for an A that LAPACK
+ *               scales first or with a NaN (zero, near underflow or overflow)
+ *   "svdvals"   A (m x n), W (min(m, n)): the singular values only
+ *   "qr"        A (m x n), Q (m x k), R (k x n): A = Q R by Householder reflections (LAPACK's geqrf and orgqr), R's
+ *               part below the diagonal zero, k = min(m, n) (uplo "S") or m ("A"); not done when an element of
+ *               R's diagonal is within 1000 epsilons of the largest (Q's later columns then rounding's)
+ *   "qr_r"      A (m x n), R (k x n): R alone
+ * uplo is "L" or "U" (ignored by solve, inv, slogdet, lu_factor and svdvals; lu_solve's transposition; svd's,
+ * qr's and qr_r's job).  A matrix has one
  * dimension of unit stride; the outputs are the caller's fresh arrays.  Returns 1 when the call is done, its results
  * in the outputs; 0 when it is not (the policy keeps it on the CPU, the GPU failed or found the matrix singular or
  * not positive definite, or the arrays are of a form this does not take), with no output written (but

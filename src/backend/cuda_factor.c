@@ -270,24 +270,37 @@ static int gs_geqrf(gs_call_t *c, gs_sol_t *s)
     return gs_sol_geqrf_run(c, s, s->p->m, s->p->n, s->d[0], s->ld[0], s->vec);
 }
 
+int gs_sol_orgqr_size(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, int64_t k, int64_t lda, size_t *dev)
+{
+    int prec = s->p->prec, lw = 0;
+    GS_TRY(c, gs_sol_names[GS_SOL_ORGQR][prec],
+           ((gs_orgqr_bs_fn *)gs_sol.fn[GS_SOL_ORGQR][prec][1])(s->h, (int)m, (int)n, (int)k, NULL, (int)lda, NULL,
+                                                               &lw));
+    *dev = *dev > (size_t)lw * s->es ? *dev : (size_t)lw * s->es;
+    return GS_OK;
+}
+
+int gs_sol_orgqr_run(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, int64_t k, void *a, int64_t lda,
+                     const void *tau, int *info)
+{
+    int prec = s->p->prec;
+    GS_TRY(c, gs_sol_names[GS_SOL_ORGQR][prec],
+           ((gs_orgqr_fn *)gs_sol.fn[GS_SOL_ORGQR][prec][0])(s->h, (int)m, (int)n, (int)k, a, (int)lda, tau, s->work,
+                                                            gs_lwork(s), info));
+    return GS_OK;
+}
+
 static int gs_orgqr_work(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    int lw = 0;
-    GS_TRY(c, gs_sol_names[GS_SOL_ORGQR][p->prec],
-           ((gs_orgqr_bs_fn *)gs_sol.fn[GS_SOL_ORGQR][p->prec][1])(s->h, (int)p->m, (int)p->n, (int)p->k, NULL,
-                                                                    (int)s->ld[0], NULL, &lw));
-    s->work_bytes = (size_t)lw * s->es;
-    return GS_OK;
+    s->work_bytes = 0;
+    return gs_sol_orgqr_size(c, s, p->m, p->n, p->k, s->ld[0], &s->work_bytes);
 }
 
 static int gs_orgqr(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    GS_TRY(c, gs_sol_names[GS_SOL_ORGQR][p->prec],
-           ((gs_orgqr_fn *)gs_sol.fn[GS_SOL_ORGQR][p->prec][0])(s->h, (int)p->m, (int)p->n, (int)p->k, s->d[0],
-                                                                 (int)s->ld[0], s->vec, s->work, gs_lwork(s), s->info));
-    return GS_OK;
+    return gs_sol_orgqr_run(c, s, p->m, p->n, p->k, s->d[0], s->ld[0], s->vec, s->info);
 }
 
 static cublasSideMode_t gs_side(char side) { return side == 'L' ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }

@@ -106,9 +106,10 @@ GS_HIDDEN extern const gs_sol_op_t gs_sol_getrf, gs_sol_gesv, gs_sol_getrs, gs_s
 GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev, gs_sol_syevdx;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_sytrf, gs_sol_sytrs, gs_sol_sysv;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_gels, gs_sol_gelsd;
-/* The same operations on NumPy's arrays (gs_lapack_t's arrays: cuda_arrays.c). */
+/* The same operations on NumPy's arrays (gs_lapack_t's arrays: cuda_arrays.c, cuda_arrays_svd.c,
+ * cuda_arrays_qr.c). */
 GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd, gs_sol_arr_getrf,
-    gs_sol_arr_getrs, gs_sol_arr_potrs, gs_sol_arr_posv;
+    gs_sol_arr_getrs, gs_sol_arr_potrs, gs_sol_arr_posv, gs_sol_arr_svd, gs_sol_arr_qr;
 
 /* The condition checks of the Python layer's SciPy operations (cuda_rcond.c).  An upper bound of the 1-norm of the
  * n x n matrix stored at x, ld elements apart, as t ('N': itself; 'T': its transpose), each element counted as
@@ -138,6 +139,12 @@ GS_HIDDEN int gs_sol_ormqr_size(gs_call_t *c, const gs_sol_t *s, cublasSideMode_
                                 int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldc, size_t *dev);
 GS_HIDDEN int gs_sol_geqrf_run(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, void *a, int64_t lda,
                                void *tau);
+/* orgqr's workspace (Q, m x n, from k reflectors, leading dimension lda) as the larger of it and *dev, and its
+ * computation, INFO into info. */
+GS_HIDDEN int gs_sol_orgqr_size(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, int64_t k, int64_t lda,
+                                size_t *dev);
+GS_HIDDEN int gs_sol_orgqr_run(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, int64_t k, void *a, int64_t lda,
+                               const void *tau, int *info);
 GS_HIDDEN int gs_sol_ormqr_run(gs_call_t *c, const gs_sol_t *s, cublasSideMode_t side, cublasOperation_t t,
                                int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *tau,
                                void *cm, int64_t ldc, int *info);

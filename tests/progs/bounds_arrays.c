@@ -149,6 +149,47 @@ static void linalg_case(const char *l, const char *op, const char *uplo, char t,
     finish(linalg(api, op, uplo, n, x, 0), meant);
 }
 
+/* svd (job "A": every vector; "S": min(m, n)) or svdvals of A (m x n, layout la; zero: every element 0) into W
+ * (min(m, n) reals) and, for svd, U (m x m or m x min(m, n)) and Vh (n x n or min(m, n) x n), both of layout lo. */
+static void svd_case(const char *l, const char *op, const char *job, char t, int64_t m, int64_t n, char la, char lo,
+                     int zero, int meant)
+{
+    gpushim_array_t x[4];
+    int64_t k = m < n ? m : n, all = job[0] == 'A', sa[2] = {m, n}, sw[1] = {k};
+    int64_t su[2] = {m, all ? m : k}, sv[2] = {all ? n : k, n};
+    int nx = strcmp(op, "svd") == 0 ? 4 : 2;
+    begin(l);
+    x[0] = array("A", t, 2, sa, la, 0, zero);
+    x[1] = array("W", real_of(t), 1, sw, 'C', 0, 0);
+    if (nx == 4) {
+        x[2] = array("U", t, 2, su, lo, 0, 0);
+        x[3] = array("Vh", t, 2, sv, lo, 0, 0);
+    }
+    for (int i = 1; i < nx; i++)
+        may_all(&x[i]);
+    arm();
+    finish(linalg("numpy.linalg.svd", op, job, nx, x, 0), meant);
+}
+
+/* qr (job "A": Q m x m and R m x n; "S": min(m, n) of Q's columns and R's rows) or qr_r (R alone) of A (m x n,
+ * layout la; zero: every element 0) into R and Q, both of layout lo. */
+static void qr_case(const char *l, const char *op, const char *job, char t, int64_t m, int64_t n, char la, char lo,
+                    int zero, int meant)
+{
+    gpushim_array_t x[3];
+    int64_t k = job[0] == 'A' ? m : m < n ? m : n, sa[2] = {m, n}, sq[2] = {m, k}, sr[2] = {k, n};
+    int nx = strcmp(op, "qr") == 0 ? 3 : 2;
+    begin(l);
+    x[0] = array("A", t, 2, sa, la, 0, zero);
+    if (nx == 3)
+        x[1] = array("Q", t, 2, sq, lo, 0, 0);
+    x[nx - 1] = array("R", t, 2, sr, lo, 0, 0);
+    for (int i = 1; i < nx; i++)
+        may_all(&x[i]);
+    arm();
+    finish(linalg("numpy.linalg.qr", op, job, nx, x, 0), meant);
+}
+
 /* A case's label, kept to the end of the program (check_kept names the case). */
 __attribute__((format(printf, 1, 2))) static const char *lab(const char *fmt, ...)
 {
@@ -174,6 +215,15 @@ static void linalg_group(void)
         linalg_case(lab("eigh U %c, X padded C", *t), "eigh", "U", *t, 'C', 0, 0, 'P', 0, 0, 1);
         linalg_case(lab("eigvalsh U %c", *t), "eigvalsh", "U", *t, 'C', 0, 0, 0, 0, 0, 1);
         linalg_case(lab("slogdet %c", *t), "slogdet", "L", *t, 'C', 0, 0, 0, N, 0, 1);
+        svd_case(lab("svd S %c, tall, U and Vh padded C", *t), "svd", "S", *t, N + 2, N, 'C', 'P', 0, 1);
+        svd_case(lab("svd A %c, wide F, U and Vh padded F", *t), "svd", "A", *t, N, N + 2, 'F', 'Q', 0, 1);
+        svd_case(lab("svd A %c, tall F, U and Vh padded C", *t), "svd", "A", *t, N + 2, N, 'F', 'P', 0, 1);
+        svd_case(lab("svd S %c, wide, U and Vh padded F", *t), "svd", "S", *t, N, N + 2, 'C', 'Q', 0, 1);
+        svd_case(lab("svdvals %c, wide", *t), "svdvals", "N", *t, N, N + 2, 'C', 0, 0, 1);
+        qr_case(lab("qr S %c, tall, Q and R padded C", *t), "qr", "S", *t, N + 2, N, 'C', 'P', 0, 1);
+        qr_case(lab("qr A %c, tall F, Q and R padded F", *t), "qr", "A", *t, N + 2, N, 'F', 'Q', 0, 1);
+        qr_case(lab("qr A %c, wide, Q and R padded F", *t), "qr", "A", *t, N, N + 2, 'C', 'Q', 0, 1);
+        qr_case(lab("qr_r A %c, tall, R padded C", *t), "qr_r", "A", *t, N + 2, N, 'F', 'P', 0, 1);
     }
     /* calls not done, which must write nothing: found singular or not positive definite on the GPU, and forms
      * the entry does not take */
@@ -182,6 +232,11 @@ static void linalg_group(void)
     linalg_case("cholesky L d, not positive definite", "cholesky", "L", 'd', 'C', 0, 0, 'F', -2.0 * N, 0, 0);
     linalg_case("inv d, X strided in both dimensions", "inv", "L", 'd', 'C', 0, 0, 'S', N, 0, 0);
     linalg_case("eigh L D, A C order, X F order", "eigh", "L", 'D', 'C', 0, 0, 'F', 0, 0, 0);
+    svd_case("svd S d, A zero", "svd", "S", 'd', N + 2, N, 'C', 'C', 1, 0);
+    svd_case("svd S z, U and Vh strided in both dimensions", "svd", "S", 'D', N + 2, N, 'C', 'S', 0, 0);
+    svd_case("svd X d, no such job", "svd", "X", 'd', N, N, 'C', 'C', 0, 0);
+    qr_case("qr S d, A zero", "qr", "S", 'd', N + 2, N, 'C', 'C', 1, 0);
+    qr_case("qr S z, Q and R strided in both dimensions", "qr", "S", 'D', N + 2, N, 'C', 'S', 0, 0);
 }
 
 /* ---- gpushim_fft: out within its elements, its gaps as they were; in never written ---- */

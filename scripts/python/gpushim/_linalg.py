@@ -222,6 +222,91 @@ def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, ov
     return _eigh("eigh", a, uplo, lambda w, v: (w, v), _order(_probe("scipy.linalg", "eigh", _SPD)[1]), flags)
 
 
+_DOUBLE = {"f": "d", "F": "D", "d": "d", "D": "D"}
+
+
+def _computed(mod, a):
+    """The type character of the precision a's SVD or QR is computed in: numpy.linalg's in double (its float32 and
+    complex64 results are those of double precision, rounded), scipy.linalg's in a's."""
+    return _DOUBLE[a.dtype.char] if mod == "numpy.linalg" else a.dtype.char
+
+
+def _rounded(x, t):
+    """x as the original returns it for an input of dtype t: a complex array of t, a real one of t's real type."""
+    return x.astype(t if x.dtype.kind == "c" else _REAL[t.char], copy=False)
+
+
+def _svd(mod, a, full_matrices, compute_uv):
+    """The SVD's plan, numpy.linalg's and scipy.linalg's: a's singular values and, with compute_uv, its vectors, in
+    the original's memory order and result type (NumPy's SVDResult).  full_matrices of a matrix not square goes to
+    the original: the vectors past min(m, n) are then any basis of a space, LAPACK's choice (the library's are
+    those of singular values apart from the others, and hands a matrix of close ones back)."""
+    if type(full_matrices) is not bool or type(compute_uv) is not bool or not _plain(a) or a.ndim != 2 or \
+            a.size == 0 or (compute_uv and full_matrices and a.shape[0] != a.shape[1]) or \
+            max(a.shape) < _least("svd" if compute_uv else "svdvals", _computed(mod, a)):
+        return None
+    t, a = a.dtype, a.astype(_computed(mod, a), copy=False)
+    s = np.empty(min(a.shape), _REAL[a.dtype.char])
+    if not compute_uv:
+        return "svdvals", "N", (a, s), lambda: _rounded(s, t), _FINITE
+    r0 = _probe(mod, "svd", _SPD)
+    k = min(a.shape)
+    u = np.empty((a.shape[0], a.shape[0] if full_matrices else k), a.dtype, _order(r0[0]))
+    vh = np.empty((a.shape[1] if full_matrices else k, a.shape[1]), a.dtype, _order(r0[2]))
+    make = (lambda *x: x) if type(r0) is tuple else type(r0)
+    return "svd", "A" if full_matrices else "S", (a, s, u, vh), lambda: make(*(_rounded(x, t) for x in (u, s, vh))), \
+        _FINITE
+
+
+def _np_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    return None if hermitian is not False else _svd("numpy.linalg", a, full_matrices, compute_uv)
+
+
+def _sp_svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, lapack_driver="gesdd"):
+    # either driver: the same singular values and vectors within rounding
+    if overwrite_a or type(lapack_driver) is not str or lapack_driver not in ("gesdd", "gesvd"):
+        return None
+    return _svd("scipy.linalg", a, full_matrices, compute_uv)
+
+
+def _qr(mod, a, full, with_q, *probe):
+    """The QR's plan, numpy.linalg's and scipy.linalg's: a's factors by Householder reflections, Q (with_q) and R,
+    min(m, n) of Q's columns and R's rows or (full) m of them, in the memory order and result type (NumPy's
+    QRResult, an array, a tuple) of the original's result on the example with the keywords probe."""
+    if not _plain(a) or a.ndim != 2 or a.size == 0 or \
+            max(a.shape) < _least("qr" if with_q else "qr_r", _computed(mod, a)):
+        return None
+    t, a = a.dtype, a.astype(_computed(mod, a), copy=False)
+    r0 = _probe(mod, "qr", _SPD, **dict(probe))
+    k = a.shape[0] if full else min(a.shape)
+    r = np.empty((k, a.shape[1]), a.dtype, _order(r0[-1] if isinstance(r0, tuple) else r0))
+    if not with_q:
+        return "qr_r", "A" if full else "S", (a, r), lambda: (_rounded(r, t),) if type(r0) is tuple else \
+            _rounded(r, t), _FINITE
+    q = np.empty((a.shape[0], k), a.dtype, _order(r0[0]))
+    make = (lambda *x: x) if type(r0) is tuple else type(r0)
+    return "qr", "A" if full else "S", (a, q, r), lambda: make(_rounded(q, t), _rounded(r, t)), _FINITE
+
+
+def _np_qr(a, mode="reduced"):
+    # "raw" (LAPACK's reflectors) and the deprecated modes go to the original
+    if type(mode) is not str or mode not in ("reduced", "complete", "r"):
+        return None
+    return _qr("numpy.linalg", a, mode == "complete", mode != "r", *((("mode", "r"),) if mode == "r" else ()))
+
+
+_UNSET = object()
+
+
+def _sp_qr(a, overwrite_a=False, lwork=_UNSET, mode="full", pivoting=False, check_finite=True):
+    # lwork, a workspace size before SciPy 1.18 and deprecated since, goes to the original whatever its value
+    if overwrite_a or lwork is not _UNSET or pivoting is not False or type(mode) is not str or \
+            mode not in ("full", "economic", "r"):
+        return None
+    # mode "r": R alone, m x n
+    return _qr("scipy.linalg", a, mode != "economic", mode != "r", *((("mode", "r"),) if mode == "r" else ()))
+
+
 # The originals' conventions, which NumPy's and SciPy's versions change, are those of their results on small
 # examples, each made once, at a plan's first call: a symmetric positive definite matrix, and right-hand sides.
 _SPD = np.array([[4.0, 1.0], [1.0, 3.0]])
@@ -230,10 +315,11 @@ _probes = {}
 
 
 def _probe(mod, fn, *args, **kwargs):
-    """The original of mod.fn's result on the example args, from its first call."""
-    r = _probes.get((mod, fn))
+    """The original of mod.fn's result on the example args with the keywords kwargs, from its first such call."""
+    key = (mod, fn, tuple(sorted(kwargs.items())))
+    r = _probes.get(key)
     if r is None:
-        r = _probes[mod, fn] = getattr(sys.modules[mod], fn)._gpushim_original(*args, **kwargs)
+        r = _probes[key] = getattr(sys.modules[mod], fn)._gpushim_original(*args, **kwargs)
     return r
 
 
@@ -258,6 +344,8 @@ WRAPPED = (
     ("numpy.linalg", "eigvalsh", _np_eigvalsh),
     ("numpy.linalg", "det", _np_det),
     ("numpy.linalg", "slogdet", _np_slogdet),
+    ("numpy.linalg", "svd", _np_svd),
+    ("numpy.linalg", "qr", _np_qr),
     ("scipy.linalg", "cho_factor", _sp_cho_factor),
     ("scipy.linalg", "cho_solve", _sp_cho_solve),
     ("scipy.linalg", "lu_factor", _sp_lu_factor),
@@ -265,6 +353,8 @@ WRAPPED = (
     ("scipy.linalg", "eigh", _sp_eigh),
     ("scipy.linalg", "inv", _sp_inv),
     ("scipy.linalg", "solve", _sp_solve),
+    ("scipy.linalg", "svd", _sp_svd),
+    ("scipy.linalg", "qr", _sp_qr),
 )
 
 

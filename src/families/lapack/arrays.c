@@ -1,13 +1,13 @@
 /* LAPACK operations on arrays as NumPy holds them (gpushim_linalg, include/gpushim.h), for the Python layer
  * (scripts/python/gpushim/_linalg.py).  Each call is described as the LAPACK routine that computes it (gesv,
- * getrf, getrs, potrf, potrs, syevd) on the matrices as they are stored, and runs through the one dispatcher: a
- * C-ordered matrix is its transpose in column-major order, so a triangle of A is the other one of its storage
- * (the LU operations transpose A on the device, to factor A itself as NumPy does, and so do the solves with
- * factors, whose factors are those of A itself); B and the results go through transposes on the device
- * (backend/cuda_arrays.c), never a copy on the host.  SciPy's pivots, int32 and 0-based, are read and written
- * on the host.  A call the dispatcher leaves to the CPU is not done, and not logged: the caller's original
- * function runs, and its own LAPACK call is.  The operations named *_rcond are SciPy's, which warns of an
- * ill-conditioned matrix: the backend hands such a call back (backend/cuda_rcond.c). */
+ * getrf, getrs, potrf, potrs, syevd, gesdd, geqrf) on the matrices as they are stored, and runs through the one
+ * dispatcher: a C-ordered matrix is its transpose in column-major order, so a triangle of A is the other one of
+ * its storage (the LU operations transpose A on the device, to factor A itself as NumPy does, and so do the
+ * solves with factors, whose factors are those of A itself); B and the results go through transposes on the
+ * device (backend/cuda_arrays.c, cuda_arrays_svd.c, cuda_arrays_qr.c), never a copy on the host.  SciPy's pivots,
+ * int32 and 0-based, are read and written on the host.  A call the dispatcher leaves to the CPU is not done, and
+ * not logged: the caller's original function runs, and its own LAPACK call is.  The operations named *_rcond are
+ * SciPy's, which warns of an ill-conditioned matrix: the backend hands such a call back (backend/cuda_rcond.c). */
 #include <string.h>
 
 #include "gpushim.h"
@@ -139,6 +139,48 @@ static bool gs_arr_eigh(gs_lapack_t *p, const gs_mat_t *m, int narrays, char upl
     return true;
 }
 
+/* Whether the matrix x is r x c as NumPy's. */
+static bool gs_arr_is(const gs_mat_t *x, int64_t r, int64_t c)
+{
+    return (x->t == 'N' ? x->rows : x->cols) == r && (x->t == 'N' ? x->cols : x->rows) == c;
+}
+
+/* svd (job 'A': every vector, numpy.linalg.svd's full_matrices; 'S': min(m, n) of them) and svdvals (no vectors):
+ * the singular values of A, m x n as NumPy's, into W (min(m, n) reals), its vectors into X (U) and vt (Vh).
+ * cuSOLVER's SVD takes no matrix wider than tall: the device factors F = A, or F = A^T for a wide A (trans 'T'),
+ * whose U is F's V and whose Vh is F's U^T (backend/cuda_arrays_svd.c). */
+static bool gs_arr_svd(gs_lapack_t *p, const gs_mat_t *m, int nmat, char job)
+{
+    const gs_mat_t *a = &m[0], *w = &m[1], *u = &m[2], *v = &m[3];
+    int64_t rows = a->t == 'N' ? a->rows : a->cols, cols = a->t == 'N' ? a->cols : a->rows; /* A's, as NumPy's */
+    int64_t k = gs_min(rows, cols), ku = job == 'A' ? rows : k, kv = job == 'A' ? cols : k;
+    if (w->t != 'N' || w->cols != 1 || w->rows != k ||
+        (nmat == 4 && (!gs_in(job, "AS") || !gs_arr_is(u, rows, ku) || !gs_arr_is(v, kv, cols))))
+        return false;
+    p->m = gs_max(rows, cols), p->n = k, p->trans = rows < cols ? 'T' : 'N', p->w = w->p;
+    p->job1 = nmat == 4 ? job : 'N';
+    if (nmat == 4)
+        p->x = u->p, p->ldx = u->ld, p->tx = u->t, p->vt = v->p, p->ldvt = v->ld, p->tv = v->t;
+    return true;
+}
+
+/* qr (job 'S': Q m x min(m, n) and R min(m, n) x n, numpy.linalg.qr's "reduced"; 'A': Q m x m and R m x n) and
+ * qr_r (R alone): A's QR factors, A m x n as NumPy's, by Householder reflections as LAPACK's geqrf and orgqr make
+ * them; R into X, its part below the diagonal zero, Q into vt (backend/cuda_arrays_qr.c). */
+static bool gs_arr_qr(gs_lapack_t *p, const gs_mat_t *m, int nmat, char job)
+{
+    const gs_mat_t *a = &m[0], *q = &m[1], *r = &m[nmat - 1];
+    int64_t rows = a->t == 'N' ? a->rows : a->cols, cols = a->t == 'N' ? a->cols : a->rows; /* A's, as NumPy's */
+    int64_t kq = job == 'A' ? rows : gs_min(rows, cols);
+    if (!gs_in(job, "AS") || !gs_arr_is(r, kq, cols) || (nmat == 3 && !gs_arr_is(q, rows, kq)))
+        return false;
+    p->m = rows, p->n = cols, p->k = kq, p->job1 = job, p->job2 = nmat == 3 ? 'V' : 'N';
+    p->x = r->p, p->ldx = r->ld, p->tx = r->t;
+    if (nmat == 3)
+        p->vt = q->p, p->ldvt = q->ld, p->tv = q->t;
+    return true;
+}
+
 /* The operations: name, LAPACK operation, arrays, which of them hold reals (bit i for array i), and which holds
  * SciPy's pivots (i + 1 for array i; 0: none). */
 static const struct {
@@ -149,7 +191,8 @@ static const struct {
     {"cho_factor", GS_OP_potrf, 2, 0, 0}, {"eigh", GS_OP_syevd, 3, 2, 0},        {"eigvalsh", GS_OP_syevd, 2, 2, 0},
     {"slogdet", GS_OP_getrf, 2, 0, 0},    {"lu_factor", GS_OP_getrf, 3, 0, 3},   {"lu_solve", GS_OP_getrs, 4, 0, 2},
     {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},    {"solve_rcond", GS_OP_gesv, 3, 0, 0},
-    {"posv_rcond", GS_OP_posv, 3, 0, 0},
+    {"posv_rcond", GS_OP_posv, 3, 0, 0},  {"svd", GS_OP_gesdd, 4, 2, 0},        {"svdvals", GS_OP_gesdd, 2, 2, 0},
+    {"qr", GS_OP_geqrf, 3, 0, 0},         {"qr_r", GS_OP_geqrf, 2, 0, 0},
 };
 
 /* The routine of operation op in precision prec. */
@@ -168,7 +211,7 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
     int prec = gs_arr_prec(x[0].dtype), r = prec < 0 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec);
     int piv = gs_arr_ops[i].piv, nmat = 0, op = gs_arr_ops[i].op;
     char u = uplo ? uplo[0] : 0;
-    gs_mat_t m[3];
+    gs_mat_t m[4];
     if (r < 0 || narrays != gs_arr_ops[i].narrays || ((op == GS_OP_potrf || op == GS_OP_syevd) && !gs_in(u, "LU")))
         return false;
     for (int j = 0; j < narrays; j++)
@@ -183,10 +226,12 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
               : factored          ? gs_arr_factored(p, m, u)
               : op == GS_OP_getrf ? gs_arr_lu(p, m, piv != 0)
               : op == GS_OP_potrf ? gs_arr_chol(p, m, u, strcmp(gs_arr_ops[i].name, "cholesky") == 0)
+              : op == GS_OP_gesdd ? gs_arr_svd(p, m, nmat, u)
+              : op == GS_OP_geqrf ? gs_arr_qr(p, m, nmat, u)
                                   : gs_arr_eigh(p, m, nmat, u);
     ok = ok && (!piv || gs_arr_piv(p, &x[piv - 1], op == GS_OP_getrs));
     p->valid = ok;
-    p->arrays = p->x != NULL;
+    p->arrays = p->x != NULL || op == GS_OP_gesdd; /* eigvalsh's syevd is LAPACK's own */
     p->cond = strstr(gs_arr_ops[i].name, "_rcond") != NULL;
     return ok;
 }
@@ -201,14 +246,59 @@ static const char *gs_arr_check(gs_call_t *c, const void *args)
     return gs_lapack_family.check(c, args);
 }
 
+/* Whether A is stored as the matrix the device factors (the SVD's F), not as its transpose. */
+static bool gs_arr_as_f(const gs_lapack_t *p)
+{
+    return (p->ta == 'T') == (p->trans == 'T');
+}
+
 /* LAPACK's reasons, and factors with a zero on the diagonal (lu_solve's U, cho_solve's factor), whose division
- * by zero and the infinities and NaNs after it are the CPU library's to make. */
+ * by zero and the infinities and NaNs after it are the CPU library's to make.  The SVD's A, which LAPACK's
+ * reasons would read as F, is read as it is stored. */
 static const char *gs_arr_exact(const void *args)
 {
     const gs_lapack_t *p = args;
+    if (p->op == GS_OP_geqrf) /* cuSOLVER's orgqr takes 32-bit sizes */
+        return p->m > INT32_MAX / 2 || p->n > INT32_MAX / 2 ? "larger than cuSOLVER's 32-bit routines take" : NULL;
+    if (p->op == GS_OP_gesdd)
+        return gs_lapack_needs_scaling(p, p->a, gs_arr_as_f(p) ? p->m : p->n, gs_arr_as_f(p) ? p->n : p->m, p->lda)
+                   ? "A zero, near underflow or overflow, or with a NaN: LAPACK treats it apart"
+                   : NULL;
     if ((p->op == GS_OP_getrs || p->op == GS_OP_potrs) && gs_has_zero(p->a, p->n, p->lda + 1, p->prec))
         return "a zero on the factors' diagonal: the original's call";
     return gs_lapack_family.exact(args);
+}
+
+/* The SVD's: A as stored, changed on the device (never cached); U and Vh where wanted, fresh at every call, as
+ * stored: U m x ku and Vh kv x n as NumPy's (ku and kv min(m, n), or m and n for every vector). */
+static void gs_arr_svd_operands(const gs_lapack_t *p, gs_operands_t *o)
+{
+    bool wide = p->trans == 'T';
+    int64_t rows = wide ? p->n : p->m, cols = wide ? p->m : p->n; /* A's, as NumPy's */
+    int64_t ku = p->job1 == 'A' ? rows : p->n, kv = p->job1 == 'A' ? cols : p->n;
+    o->es = gs_prec_size(p->prec);
+    o->o[0] = (gs_operand_t){p->a, gs_arr_as_f(p) ? p->m : p->n, gs_arr_as_f(p) ? p->n : p->m, p->lda, 1, 0};
+    o->scratch_only = 1, o->n = 1;
+    if (p->job1 == 'N')
+        return;
+    o->o[1] = (gs_operand_t){p->x, p->tx == 'N' ? rows : ku, p->tx == 'N' ? ku : rows, p->ldx, 0, 1};
+    o->o[2] = (gs_operand_t){p->vt, p->tv == 'N' ? kv : cols, p->tv == 'N' ? cols : kv, p->ldvt, 0, 1};
+    o->fresh = 6, o->n = 3;
+}
+
+/* The QR's: A as stored, changed on the device (never cached); R, then Q where wanted, fresh at every call, as
+ * stored: R k x n and Q m x k as NumPy's (k min(m, n), or m for the complete factors). */
+static void gs_arr_qr_operands(const gs_lapack_t *p, gs_operands_t *o)
+{
+    int64_t m = p->m, n = p->n, k = p->k;
+    o->es = gs_prec_size(p->prec);
+    o->o[0] = (gs_operand_t){p->a, p->ta == 'N' ? m : n, p->ta == 'N' ? n : m, p->lda, 1, 0};
+    o->o[1] = (gs_operand_t){p->x, p->tx == 'N' ? k : n, p->tx == 'N' ? n : k, p->ldx, 0, 1};
+    o->scratch_only = 1, o->fresh = 2, o->n = 2;
+    if (p->job2 == 'V') {
+        o->o[2] = (gs_operand_t){p->vt, p->tv == 'N' ? m : k, p->tv == 'N' ? k : m, p->ldvt, 0, 1};
+        o->fresh = 6, o->n = 3;
+    }
 }
 
 /* A, read only, and changed on the device (never cached) but by lu_solve and cho_solve, which only read their
@@ -219,6 +309,10 @@ static const char *gs_arr_exact(const void *args)
 static void gs_arr_operands(const void *args, gs_operands_t *o)
 {
     const gs_lapack_t *p = args;
+    if (p->op == GS_OP_gesdd || p->op == GS_OP_geqrf) {
+        (p->op == GS_OP_gesdd ? gs_arr_svd_operands : gs_arr_qr_operands)(p, o);
+        return;
+    }
     /* A is m x n (lu_factor's; n x n otherwise), X xr x xc, as NumPy's */
     int64_t n = p->n, m = p->op == GS_OP_getrf ? p->m : n, k = p->nrhs ? p->nrhs : n;
     int64_t xr = p->op == GS_OP_getrf && p->ipiv ? m : n;
@@ -266,6 +360,9 @@ static bool gs_arr_wanted(const void *arg, int64_t n)
     memset(&p, 0, sizeof p);
     p.op = gs_arr_ops[w->i].op, p.prec = gs_routines[w->r].prec, p.valid = true;
     p.n = p.m = n, p.uplo = 'L', p.trans = 'N', p.job1 = gs_arr_ops[w->i].narrays == 3 ? 'V' : 'N';
+    if (p.op == GS_OP_gesdd)
+        p.job1 = gs_arr_ops[w->i].narrays == 4 ? 'S' : 'N';
+    p.k = p.op == GS_OP_geqrf ? n : 0;
     bool rhs = p.op == GS_OP_gesv || p.op == GS_OP_getrs || p.op == GS_OP_potrs || p.op == GS_OP_posv;
     p.nrhs = !rhs ? 0 : gs_arr_ops[w->i].narrays == 2 ? n : w->k; /* inv: n */
     gs_call_t c = {.routine = (uint16_t)w->r};

@@ -260,7 +260,7 @@ static void gs_lapack_describe(gs_call_t *c, const void *args)
  * complex moduli), or when it holds a NaN, which gesdd reports as INFO = -4: cuSOLVER does neither, and on the
  * H200 LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4).  Also when it is
  * zero, which LAPACK answers at once.  gelsd scales only further out, but its steps square norms. */
-static bool gs_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int64_t n, int64_t ld)
+bool gs_lapack_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int64_t n, int64_t ld)
 {
     bool single = p->prec == GS_P_S || p->prec == GS_P_C;
     double small = single ? 9.0949470e-13 : 6.7178761075670888e-139, big = 1 / small, max = 0;
@@ -303,13 +303,14 @@ static const char *gs_lapack_exact(const void *args)
             return "m < n: cuSOLVER's SVD takes m >= n";
         if (p->job1 == 'O' || p->job2 == 'O')
             return "job 'O' (vectors over A)";
-        if (gs_needs_scaling(p, p->a, p->m, p->n, p->lda))
+        if (gs_lapack_needs_scaling(p, p->a, p->m, p->n, p->lda))
             return "A zero, near underflow or overflow, or with a NaN: LAPACK treats it apart";
         return NULL;
     case GS_OP_gelsd:
         if (p->nrhs == 0)
             return "no right-hand side";
-        if (gs_needs_scaling(p, p->a, p->m, p->n, p->lda) || gs_needs_scaling(p, p->b, p->m, p->nrhs, p->ldb))
+        if (gs_lapack_needs_scaling(p, p->a, p->m, p->n, p->lda) ||
+            gs_lapack_needs_scaling(p, p->b, p->m, p->nrhs, p->ldb))
             return "A or B zero, near underflow or overflow, or with a NaN: LAPACK treats them apart";
         return NULL;
     default:

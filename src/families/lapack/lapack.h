@@ -44,9 +44,11 @@ typedef struct {
      * A on the device first (trans: SciPy's transposition of the system).  ipiv holds SciPy's pivots, int32 and
      * 0-based, incp elements apart (getrf's output, getrs's input); cond: X, once written, is handed back when A
      * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c); finite: the call is handed back, nothing
-     * written, when A or B holds an infinity or a NaN, which the device looks for once they are uploaded */
+     * written, when A or B holds an infinity or a NaN, which the device looks for once they are uploaded.  The SVD
+     * (gesdd): X is U and vt Vh, written through op(tv); trans 'T' when the device factors A^T (a wide A), w the
+     * singular values.  The QR (geqrf): X is R and vt Q (job2 'V'), k their min(m, n) or m (job1 'A') */
     bool arrays, cond, finite;
-    char ta, tb, tx, clear;
+    char ta, tb, tx, tv, clear;
     void *x;
     int64_t ldx, incp;
 } gs_lapack_t;
@@ -116,6 +118,10 @@ GS_HIDDEN const char *gs_lapack_driver_exact(const gs_lapack_t *p);
 /* A driver's matrices, as gs_lapack_family's operands gives them (their number), and its flops. */
 GS_HIDDEN int gs_lapack_driver_matrices(const gs_lapack_t *p, gs_operand_t o[4], uint8_t *scratch_only);
 GS_HIDDEN double gs_lapack_driver_flops(const gs_lapack_t *p);
+
+/* Whether LAPACK's SVD or least squares would treat the m x n matrix x (leading dimension ld) apart: zero, near
+ * underflow or overflow, or with a NaN (lapack.c). */
+GS_HIDDEN bool gs_lapack_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int64_t n, int64_t ld);
 
 /* Element i of an integer array in the caller's width. */
 static inline int64_t gs_lapack_int(const gs_lapack_t *p, const void *v, int64_t i)

@@ -1,0 +1,114 @@
+/* The Python layer's QR (numpy.linalg.qr, scipy.linalg.qr: families/lapack/arrays.c's qr and qr_r) as an
+ * operation descriptor (cuda_solver.h): cuSOLVER's geqrf on A itself (a C-ordered A, stored as its transpose, is
+ * transposed on the device first), R from the factored matrix's first rows, and Q by orgqr from its reflectors,
+ * each copied or transposed on the device by cuBLAS's geam into the output's storage; R's part below the
+ * diagonal, where the reflectors were, is then set to zero in the output. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "backend/cuda_solver.h"
+
+/* Device bytes of A's own copy, m x n with leading dimension m, where A is stored transposed. */
+static size_t gs_aqr_own_bytes(const gs_lapack_t *p, size_t es)
+{
+    return p->ta == 'T' ? gs_round256((size_t)(p->m * p->n) * es) : 0;
+}
+
+/* After A's own copy: Q's columns (m x k, leading dimension m), where Q is wanted. */
+static size_t gs_aqr_extra(const gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    return gs_aqr_own_bytes(p, s->es) + (p->job2 == 'V' ? (size_t)(p->m * p->k) * s->es : 0);
+}
+
+/* geqrf's workspace, and orgqr's where Q is wanted: both fit. */
+static int gs_aqr_work(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int rc = gs_sol_geqrf_size(c, s, p->m, p->n, p->ta == 'T' ? p->m : s->ld[0], &s->work_bytes, &s->hbytes);
+    if (rc == GS_OK && p->job2 == 'V')
+        rc = gs_sol_orgqr_size(c, s, p->m, p->k, gs_lapack_mn(p), p->m, &s->work_bytes);
+    return rc;
+}
+
+/* Output x (1: R, 2: Q) from src (rows x cols, leading dimension ld): copied, or transposed where the output is
+ * stored transposed (t 'T'). */
+static int gs_aqr_put(gs_call_t *c, const gs_sol_t *s, int x, char t, const char *src, int64_t ld, int64_t rows,
+                      int64_t cols)
+{
+    return gs_cublas_geam(c, s->p->prec, t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, t == 'T' ? cols : rows,
+                          t == 'T' ? rows : cols, gs_one(s->p->prec), src, ld, gs_zero(), s->d[x], s->ld[x], s->d[x],
+                          s->ld[x]);
+}
+
+/* A's factors (geqrf's INFO in info[0]); R, k x n, from their first k rows; Q, m x k, by orgqr (INFO in info[1])
+ * from the reflectors' columns, which orgqr extends to k columns itself. */
+static int gs_aqr(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t m = p->m, n = p->n, k = p->k, mn = gs_lapack_mn(p), ldf = s->ld[0];
+    char *f = s->d[0], *q = s->extra + gs_aqr_own_bytes(p, s->es);
+    int rc = GS_OK;
+    if (p->ta == 'T') {
+        rc = gs_cublas_geam(c, p->prec, CUBLAS_OP_T, CUBLAS_OP_N, m, n, gs_one(p->prec), s->d[0], s->ld[0], gs_zero(),
+                            s->extra, m, s->extra, m);
+        f = s->extra, ldf = m;
+    }
+    if (rc == GS_OK)
+        rc = gs_sol_geqrf_run(c, s, m, n, f, ldf, s->vec);
+    if (rc == GS_OK) /* R's diagonal, for gs_aqr_exact */
+        GS_CUDA(c, cudaMemcpy2DAsync, (s->hextra, s->es, f, (size_t)(ldf + 1) * s->es, s->es, (size_t)mn,
+                                       cudaMemcpyDeviceToHost, s->stream));
+    if (rc == GS_OK)
+        rc = gs_aqr_put(c, s, 1, p->tx, f, ldf, k, n);
+    if (rc != GS_OK || p->job2 != 'V')
+        return rc;
+    if ((rc = gs_cublas_geam(c, p->prec, CUBLAS_OP_N, CUBLAS_OP_N, m, mn, gs_one(p->prec), f, ldf, gs_zero(), q, m,
+                             q, m)) != GS_OK ||
+        (rc = gs_sol_orgqr_run(c, s, m, k, mn, q, m, s->vec, s->info + 1)) != GS_OK)
+        return rc;
+    return gs_aqr_put(c, s, 2, p->tv, q, m, m, k);
+}
+
+/* R's elements below the diagonal set to zero in the output, k x n as NumPy's, as stored (ldx apart). */
+static void gs_aqr_done(gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    size_t es = s->es;
+    for (int64_t j = 0; j < (p->tx == 'N' ? p->n : p->k); j++) {
+        int64_t lo = p->tx == 'N' ? j + 1 : 0, hi = p->tx == 'N' ? p->k : gs_min(j, p->n);
+        if (lo < hi)
+            memset((char *)p->x + (size_t)(j * p->ldx + lo) * es, 0, (size_t)(hi - lo) * es);
+    }
+}
+
+/* R's diagonal on the host. */
+static size_t gs_aqr_host(const gs_lapack_t *p)
+{
+    return (size_t)gs_lapack_mn(p) * gs_prec_size(p->prec);
+}
+
+/* Householder reflections determine Q and R, but where an element of R's diagonal is rounding's (A of a rank
+ * below min(m, n), columns dependent or nearly), the later columns of Q and rows of R are rounding's too, and
+ * only the original's call gives its own: an element within GS_AQR_TINY epsilons of the largest hands the call
+ * back (tests/py/pylayer_decomp.py's rank 1 cases). */
+#define GS_AQR_TINY 1000.0
+static const char *gs_aqr_exact(const gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    bool single = gs_real_size(p->prec) == 4, cplx = gs_prec_complex(p->prec);
+    double eps = single ? FLT_EPSILON : DBL_EPSILON, max = 0, min = INFINITY;
+    const float *f = (const void *)s->hextra;
+    const double *d = (const void *)s->hextra;
+    for (int64_t i = 0; i < gs_lapack_mn(p); i++) {
+        int64_t j = cplx ? 2 * i : i;
+        double v = hypot(single ? f[j] : d[j], !cplx ? 0 : single ? f[j + 1] : d[j + 1]);
+        max = v > max ? v : max, min = v < min ? v : min;
+    }
+    return min <= GS_AQR_TINY * eps * max ? "R's diagonal near zero: the original's call gives its factors" : NULL;
+}
+
+const gs_sol_op_t gs_sol_arr_qr = {.work = gs_aqr_work, .compute = gs_aqr, .vec = gs_sol_mn_elems,
+                                   .extra = gs_aqr_extra, .host = gs_aqr_host, .exact = gs_aqr_exact,
+                                   .done = gs_aqr_done};
