@@ -52,13 +52,29 @@ static char gs_arr_tri(char uplo, char t)
     return t == 'N' ? uplo : uplo == 'L' ? 'U' : 'L';
 }
 
+/* The rows and columns of the matrix x as NumPy's, whatever its storage. */
+static int64_t gs_arr_rows(const gs_mat_t *x)
+{
+    return x->t == 'N' ? x->rows : x->cols;
+}
+
+static int64_t gs_arr_cols(const gs_mat_t *x)
+{
+    return x->t == 'N' ? x->cols : x->rows;
+}
+
+/* Whether the matrix x is r x c as NumPy's. */
+static bool gs_arr_is(const gs_mat_t *x, int64_t r, int64_t c)
+{
+    return gs_arr_rows(x) == r && gs_arr_cols(x) == c;
+}
+
 /* solve: A X = B, B and X of one shape (n, or n x k); inv (two arrays): A X = I. */
 static bool gs_arr_solve(gs_lapack_t *p, const gs_mat_t *m, int narrays)
 {
     const gs_mat_t *a = &m[0], *b = &m[1], *x = &m[narrays - 1];
-    int64_t n = a->rows, k = narrays == 2 ? n : b->t == 'N' ? b->cols : b->rows;
-    if (a->cols != n || (narrays == 3 && (b->t == 'N' ? b->rows : b->cols) != n) ||
-        (x->t == 'N' ? x->rows : x->cols) != n || (x->t == 'N' ? x->cols : x->rows) != k)
+    int64_t n = a->rows, k = narrays == 2 ? n : gs_arr_cols(b);
+    if (a->cols != n || (narrays == 3 && gs_arr_rows(b) != n) || !gs_arr_is(x, n, k))
         return false;
     p->n = p->m = n, p->nrhs = k, p->trans = a->t, p->x = x->p, p->ldx = x->ld, p->tx = x->t;
     if (narrays == 3)
@@ -85,8 +101,8 @@ static bool gs_arr_factored(gs_lapack_t *p, const gs_mat_t *m, char opt)
 static bool gs_arr_lu(gs_lapack_t *p, const gs_mat_t *m, bool factors)
 {
     const gs_mat_t *a = &m[0], *x = &m[1];
-    int64_t rows = a->t == 'N' ? a->rows : a->cols, cols = a->t == 'N' ? a->cols : a->rows; /* A's, as NumPy's */
-    if (factors ? (x->t == 'N' ? x->rows : x->cols) != rows || (x->t == 'N' ? x->cols : x->rows) != cols
+    int64_t rows = gs_arr_rows(a), cols = gs_arr_cols(a);
+    if (factors ? !gs_arr_is(x, rows, cols)
                 : rows != cols || x->t != 'N' || x->cols != 1 || x->rows != rows)
         return false;
     p->m = rows, p->n = cols, p->trans = a->t, p->x = x->p, p->ldx = factors ? x->ld : rows;
@@ -139,12 +155,6 @@ static bool gs_arr_eigh(gs_lapack_t *p, const gs_mat_t *m, int narrays, char upl
     return true;
 }
 
-/* Whether the matrix x is r x c as NumPy's. */
-static bool gs_arr_is(const gs_mat_t *x, int64_t r, int64_t c)
-{
-    return (x->t == 'N' ? x->rows : x->cols) == r && (x->t == 'N' ? x->cols : x->rows) == c;
-}
-
 /* svd (job 'A': every vector, numpy.linalg.svd's full_matrices; 'S': min(m, n) of them) and svdvals (no vectors):
  * the singular values of A, m x n as NumPy's, into W (min(m, n) reals), its vectors into X (U) and vt (Vh).
  * cuSOLVER's SVD takes no matrix wider than tall: the device factors F = A, or F = A^T for a wide A (trans 'T'),
@@ -152,7 +162,7 @@ static bool gs_arr_is(const gs_mat_t *x, int64_t r, int64_t c)
 static bool gs_arr_svd(gs_lapack_t *p, const gs_mat_t *m, int nmat, char job)
 {
     const gs_mat_t *a = &m[0], *w = &m[1], *u = &m[2], *v = &m[3];
-    int64_t rows = a->t == 'N' ? a->rows : a->cols, cols = a->t == 'N' ? a->cols : a->rows; /* A's, as NumPy's */
+    int64_t rows = gs_arr_rows(a), cols = gs_arr_cols(a);
     int64_t k = gs_min(rows, cols), ku = job == 'A' ? rows : k, kv = job == 'A' ? cols : k;
     if (w->t != 'N' || w->cols != 1 || w->rows != k ||
         (nmat == 4 && (!gs_in(job, "AS") || !gs_arr_is(u, rows, ku) || !gs_arr_is(v, kv, cols))))
@@ -170,7 +180,7 @@ static bool gs_arr_svd(gs_lapack_t *p, const gs_mat_t *m, int nmat, char job)
 static bool gs_arr_qr(gs_lapack_t *p, const gs_mat_t *m, int nmat, char job)
 {
     const gs_mat_t *a = &m[0], *q = &m[1], *r = &m[nmat - 1];
-    int64_t rows = a->t == 'N' ? a->rows : a->cols, cols = a->t == 'N' ? a->cols : a->rows; /* A's, as NumPy's */
+    int64_t rows = gs_arr_rows(a), cols = gs_arr_cols(a);
     int64_t kq = job == 'A' ? rows : gs_min(rows, cols);
     if (!gs_in(job, "AS") || !gs_arr_is(r, kq, cols) || (nmat == 3 && !gs_arr_is(q, rows, kq)))
         return false;
