@@ -108,12 +108,16 @@ int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t nrhs);
  * are the dimensions transformed, together; the others are transforms side by side.  Neither transform
  * normalises: the output is multiplied by scale (NumPy's norm: 1, 1 / N or 1 / sqrt(N), N the transform's
  * points), on the GPU before it is copied back.  in is read only; out is the caller's array, apart from in.
+ * from: NULL, or the caller's input where it is shorter along some dimensions than the transform reads (NumPy's n
+ * or s beyond the input's length): in then describes the input zero-padded, its data NULL and its strides not
+ * read; the library makes it, C-ordered, from's elements at their indexes and zeros elsewhere, only once the call
+ * goes to the GPU, and frees it after.  from has in's type and ndim, and strides as in's may be.
  * threads: the threads the caller's own function computes on (1 for numpy.fft, SciPy's workers), which the policy
  * weighs the CPU's time by.  Returns 1 when the call is done, its result in out; 0 when it is not (the policy
  * keeps it on the CPU, the GPU failed, the arrays or axes are of a form this does not take), with out not
  * written: the caller then makes the call as it would have without gpushim. */
-int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, const gpushim_array_t *out, int naxes,
-                const int *axes, double scale, int threads);
+int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, const gpushim_array_t *from,
+                const gpushim_array_t *out, int naxes, const int *axes, double scale, int threads);
 
 /* The fewest points (the elements of the transform's logical array: the complex one of fft and ifft, the real
  * one of rfft, irfft and ihfft, every transform side by side counted) for which gpushim_fft's op on arrays of

@@ -109,7 +109,10 @@ int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)
 bool gs_dispatch_api(const char *api, unsigned e, const gs_family_t *f, void *args, const void *ret)
 {
     gs_call_t call;
-    bool done = gs_dispatch_at(&call, e, f, args, ret) == GS_RUN_DONE;
+    int r = gs_dispatch_at(&call, e, f, args, ret);
+    if (r == GS_RUN_QUERY)
+        r = gs_dispatch_queried(&call, f, args);
+    bool done = r == GS_RUN_DONE;
     if (!done)
         call.timed = false, call.t_pred = 0;
     call.api = api;

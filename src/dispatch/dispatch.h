@@ -86,8 +86,9 @@ GS_HIDDEN int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args
 
 /* ---- the Python layer's C entries (families/lapack/arrays.c, families/fftw/arrays.c) -------------------------- */
 
-/* One call of the Python function api through the dispatcher, entry e of family f: true when the GPU did it.
- * A call not done is not logged: the original function then makes it (and its own calls into a CPU library
+/* One call of the Python function api through the dispatcher, entry e of family f: true when the GPU did it
+ * (a family with has_work does its work in queried, which runs only once the GPU takes the call).  A call not
+ * done is not logged: the original function then makes it (and its own calls into a CPU library
  * are logged as they are). */
 GS_HIDDEN bool gs_dispatch_api(const char *api, unsigned e, const gs_family_t *f, void *args, const void *ret);
 /* The least size from from up (doubling, then halving the last step) for which wanted(arg, size) says the

@@ -30,7 +30,7 @@ if "--corrupt" in sys.argv:
 
     def _wrong(*args, **kwargs):
         job = _job(*args, **kwargs)
-        return job and job[:4] + (job[4] * 1.001,) + job[5:]
+        return job and job[:5] + (job[5] * 1.001,) + job[6:]
     _fft._job = _wrong
 bad, cases = [], 0
 ONE = ("fft", "ifft", "rfft", "irfft", "ihfft", "hfft")
@@ -159,7 +159,7 @@ def random_case(i):
         kw["axis"] = ax
         axes = [ax % nd]
         if rng.random() < 0.15:
-            kw["n"] = shape[ax % nd] + int(rng.choice([-1, 1, 2]))  # crop or pad: the original's
+            kw["n"] = shape[ax % nd] + int(rng.choice([-1, 1, 2]))  # crop or pad
     else:
         k = int(rng.integers(1, min(nd, 3) + 1)) if fname in ND else 2
         axes = [int(x) for x in rng.permutation(nd)[:k]]
@@ -170,19 +170,19 @@ def random_case(i):
         if axes is not None or fname in ND:
             kw["axes"] = axes
         axes = axes if axes is not None else (list(range(nd)) if fname in ND else [nd - 2, nd - 1])
-        if rng.random() < 0.2 and kw.get("axes") is not None:
-            kw["s"] = [shape[x] for x in axes]  # as the input's: the layer's
+        if rng.random() < 0.3 and kw.get("axes") is not None:  # as the input's, or cropping or padding it
+            kw["s"] = [shape[x] + int(rng.choice([0, 0, -1, 1, 3])) for x in axes]
         if lib == "scipy" and kw.get("axes") is not None and rng.random() < 0.2:
             axes = list(range(nd - len(axes), nd))  # SciPy's s without axes: the last len(s) axes
-            kw["s"] = [shape[x] for x in axes]
+            kw["s"] = [shape[x] + int(rng.choice([0, 0, -1, 2])) for x in axes]
             kw.pop("axes")
     if lib == "scipy" and rng.random() < 0.2:
         kw["workers"] = 2
-    n = [shape[x] for x in axes]
-    total = math.prod(shape)
+    n = [shape[x] for x in axes]  # the logical sizes, and the call's points: those of the others times theirs
     if fname.startswith(("irfft", "hfft")):
         n[-1] = 2 * (n[-1] - 1)
-        total = total // shape[axes[-1]] * n[-1]
+    n = [kw["n"]] if "n" in kw else kw.get("s", n)
+    total = math.prod(d for x, d in enumerate(shape) if x not in axes) * math.prod(n)
     out = None
     if lib == "numpy" and rng.random() < 0.15 and fname not in ("ifft2", "irfft2"):
         ref = getattr(np.fft, fname)._gpushim_original(a, **kw)
@@ -201,12 +201,20 @@ def fixed_cases():
     case("irfft big F", "irfft", np.asfortranarray(big[:, :2049]), {"norm": "forward"}, 4096, big.size)
     case("scipy hfft2 big", "hfft2", big, {"norm": "ortho"}, 64 * 8190, 64 * 8190, lib="scipy")
     case("scipy ihfftn big", "ihfftn", big.real.copy(), {"axes": [0], "workers": 2}, 64, big.size, lib="scipy")
+    # n and s beyond the input: zero-padded by the library; below: a view of the input
+    case("fft big, padded", "fft", big, {"n": 5000}, 5000, 64 * 5000)
+    case("rfft2 big, cropped and padded", "rfft2", big.real.copy(), {"s": (60, 4500)}, 60 * 4500, 60 * 4500)
+    case("irfft big, padded", "irfft", big[:, :1000], {"n": 4096}, 4096, 64 * 4096)
+    case("scipy rfftn big, padded", "rfftn", big.real.copy(), {"s": (70, 4100), "workers": 2}, 70 * 4100, 70 * 4100,
+         lib="scipy")
+    case("scipy hfft big, cropped", "hfft", big, {"n": 6000}, 6000, 64 * 6000, lib="scipy")
     x = data((8, 16), "D")
-    for fname, y, kw in (("ihfftn", x, {}), ("hfft2", x[0], {}), ("hfftn", x, {"s": (8, 20)}),
-                         ("hfftn", x, {"norm": "bogus"}), ("ihfft2", x.real.copy(), {"axes": (1, 1)}),
-                         ("hfftn", x, {"s": (8, None)}), ("irfftn", x, {"s": (8, None)}),
-                         ("irfft2", x, {"s": (8, 30.0)}), ("ihfftn", x.real.copy(), {"s": (8, 15)})):
+    for fname, y, kw in (("ihfftn", x, {}), ("hfft2", x[0], {}), ("hfftn", x, {"norm": "bogus"}),
+                         ("ihfft2", x.real.copy(), {"axes": (1, 1)}), ("hfftn", x, {"s": (8, None)}),
+                         ("irfftn", x, {"s": (8, None)}), ("irfft2", x, {"s": (8, 30.0)})):
         case(f"scipy {fname} {kw}", fname, y, kw, lib="scipy")
+    case("scipy hfftn s (8, 20)", "hfftn", x, {"s": (8, 20)}, 160, 160, lib="scipy")
+    case("scipy ihfftn s (8, 15)", "ihfftn", x.real.copy(), {"s": (8, 15)}, 120, 120, lib="scipy")
     for kw in ({"norm": "bogus"}, {"n": 0}, {"axis": 2}, {"n": 4.0}, {"axis": 1.0}):
         case(f"fft {kw}", "fft", x, kw)
     for kw in ({"axes": (0, 0)}, {"s": (8, 16)}, {"s": (8, None), "axes": (0, 1)}, {"axes": (0, 5)},

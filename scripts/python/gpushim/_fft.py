@@ -1,11 +1,12 @@
 """The Python layer's FFTs: numpy.fft's transforms handed whole to libgpushim's gpushim_fft (include/gpushim.h),
 which describes each as the FFTW family's geometry on the arrays as they are laid out and runs it through the same
 policy, log, cuFFT plan cache and CPU fallback as the FFTW executes it interposes, NumPy's norm applied to the
-output on the device.
+output on the device.  n or s below the input's length crop it (a view); beyond, the library pads it with zeros
+once the call goes to the GPU (gpushim_fft's from).
 
 One wrapper shape (gpushim/_linalg.py's) and one table (WRAPPED).  A function's plan reads its arguments into
 the C entry's operation, input, fresh output (or the caller's out), axes and factor; a call the plan does not take
-(n or s that pad or crop, repeated axes, more than three axes, a subclass, a dtype other than float32, float64,
+(repeated axes, more than three axes, a subclass, a dtype other than float32, float64,
 complex64, complex128 and the integers NumPy transforms as float64, fewer points than the library's policy would
 ever take to the GPU) or that the library does not do goes to the original function with the original arguments,
 so that results and errors are NumPy's own.  scipy.fft's transforms go through Backend, the same plans behind
@@ -40,16 +41,16 @@ def _axes(a, axes):
 
 
 def _sizes(op, a, sizes, axes):
-    """The transform's logical sizes on the axes (the real side's, irfft's last one 2 (m - 1) by default), or None
-    when those asked for (None each for the default) would have NumPy pad or crop."""
-    n = [a.shape[x] for x in axes]
-    if op == "irfft":
-        n[-1] = 2 * (n[-1] - 1) if sizes[-1] is None else operator.index(sizes[-1])
-        if n[-1] // 2 + 1 != a.shape[axes[-1]]:
-            return None
-    if any(s is not None and operator.index(s) != d for s, d in zip(sizes, n)) or min(n) < 2:
+    """The transform's logical sizes on the axes (the real side's, irfft's last one 2 (m - 1) by default) from those
+    asked for (None each for the default), and the input's length it reads on each (irfft's last: n // 2 + 1), which
+    NumPy crops or zero-pads the input to; None when one is below 2 (an error, or a transform of one point: the
+    original's)."""
+    n = [a.shape[x] if s is None else operator.index(s) for s, x in zip(sizes, axes)]
+    if op == "irfft" and sizes[-1] is None:
+        n[-1] = 2 * (a.shape[axes[-1]] - 1)
+    if min(n) < 2:
         return None
-    return n
+    return n, n[:-1] + [n[-1] // 2 + 1 if op == "irfft" else n[-1]]
 
 
 def _type(a, cin, scipy):
@@ -68,19 +69,24 @@ def _input(a, t, cin):
 
 
 def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1):
-    """The C entry's call for op on the axes of a: (op, input, output, axes, factor, threads, finish) where finish()
-    gives the result once the call is done; or None.  sizes are the logical sizes asked for (None each for NumPy's
+    """The C entry's call for op on the axes of a: (op, input, padded, output, axes, factor, threads, finish) where
+    padded is the shape the library zero-pads the input to, or None, and finish() gives the result once the call is
+    done; or None.  sizes are the logical sizes asked for (None each for NumPy's
     default), norm NumPy's, out the caller's array or None; scipy: SciPy's types and its output, always in C order;
     threads: those the original computes on (numpy.fft's one, SciPy's workers), for the library's policy."""
     cin, cout, inverse = _OPS[op]
     if type(a) is not np.ndarray or a.ndim > 8 or norm not in _NORMS or (axes := _axes(a, axes)) is None or \
-            (n := _sizes(op, a, sizes, axes)) is None:
+            (sized := _sizes(op, a, sizes, axes)) is None:
         return None
-    shape = list(a.shape)
+    n, reads = sized
+    read = list(a.shape)  # the input as the transform reads it, cropped or padded
+    for x, m in zip(axes, reads):
+        read[x] = m
+    shape = list(read)
     if cin != cout:  # the complex side has n // 2 + 1 on the last axis
         shape[axes[-1]] = n[-1] if cin else n[-1] // 2 + 1
     t = _type(a, cin, scipy)
-    if t is None or math.prod(shape if cin and not cout else a.shape) < _least(op, t):
+    if t is None or math.prod(shape if cin and not cout else read) < _least(op, t):
         return None
     ctype = np.result_type(t, 1j)
     want = ctype if cout else np.dtype(ctype.char.lower())
@@ -90,10 +96,12 @@ def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1):
         y = out if not np.may_share_memory(a, out) else np.empty_like(out)  # NumPy's ufunc reads a before writing
     else:
         return None
+    if any(a.shape[x] > m for x, m in zip(axes, reads)):
+        a = a[tuple(slice(0, m) if x in axes else slice(None) for x, m in enumerate(read))]
     x = _input(a, t, cin)
     points = math.prod(n)
     scale = 1 / math.sqrt(points) if norm == "ortho" else 1 / points if (norm == "forward") != inverse else 1.0
-    return op, x, y, axes, scale, threads, \
+    return op, x, read if list(x.shape) != read else None, y, axes, scale, threads, \
         (lambda: y) if out is None or y is out else (lambda: (np.copyto(out, y), out)[1])
 
 
@@ -138,6 +146,10 @@ def _nd(op, default_axes, takes_out=True):
         if len(s) != len(axes):
             return None
         s = [a.shape[x] if v == -1 else v for v, x in zip(s, axes)]
+        # NumPy's out holds each axis's transform in turn, the last axis's first (irfftn's only the last): it raises
+        # where s crops or pads another axis
+        if out is not None and op != "irfft" and any(v not in (None, a.shape[x]) for v, x in zip(s[:-1], axes[:-1])):
+            return None
         return _job(op, a, s, axes, norm, out)
     return plan
 
@@ -158,7 +170,8 @@ def _workers(workers):
 
 def _sp_job(op, x, sizes, axes, norm, workers, hermitian):
     """_job for scipy.fft.  hermitian: hfft's, irfft of x's conjugate with the norm's direction swapped (SciPy's
-    definition), x conjugated on the host once the plan has taken the call, in the layer's copy where it made one."""
+    definition), x conjugated on the host once the plan has taken the call, in the layer's copy where it made one
+    (not in a view of x's, cropped)."""
     if hermitian:
         if norm not in _SWAP:
             return None
@@ -167,7 +180,7 @@ def _sp_job(op, x, sizes, axes, norm, workers, hermitian):
     if job is None or not hermitian:
         return job
     y = job[1]
-    return job[:1] + (np.conjugate(y) if y is x else np.conjugate(y, out=y),) + job[2:]
+    return job[:1] + (np.conjugate(y) if np.may_share_memory(y, x) else np.conjugate(y, out=y),) + job[2:]
 
 
 def _sp_one(op, hermitian=False):
@@ -244,12 +257,20 @@ WRAPPED = (
 )
 
 
+def _padded(x, shape):
+    """gpushim_fft's in for x zero-padded to shape: no data, the library makes it."""
+    d = _Array(None, x.dtype.char.encode(), x.ndim)
+    d.shape[:x.ndim] = shape
+    return d
+
+
 def _run(entry):
     """run for the one wrapper shape (gpushim/_linalg.py's _wrap): the job through gpushim_fft, then finish()."""
     def run(name, job):
-        op, x, y, axes, scale, threads, finish = job
-        done = entry(name, op.encode(), _describe(x), _describe(y), len(axes), (ctypes.c_int * len(axes))(*axes),
-                     scale, threads)
+        op, x, padded, y, axes, scale, threads, finish = job
+        done = entry(name, op.encode(), _describe(x) if padded is None else _padded(x, padded),
+                     None if padded is None else _describe(x), _describe(y), len(axes),
+                     (ctypes.c_int * len(axes))(*axes), scale, threads)
         return finish() if done else NotImplemented
     return run
 
@@ -258,7 +279,8 @@ def _entry():
     """gpushim_fft, or None; sets _query to gpushim_fft_min_points."""
     global _query
     bound = _bind("gpushim_fft", [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Array), ctypes.POINTER(_Array),
-                                  ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_double, ctypes.c_int],
+                                  ctypes.POINTER(_Array), ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_double,
+                                  ctypes.c_int],
                   "gpushim_fft_min_points", [ctypes.c_char_p, ctypes.c_char])
     if bound is None:
         return None

@@ -47,10 +47,18 @@ def _least(op, t, k=1):
 
 def _take(op, a, *others, k=1):
     """Whether the plan of op takes a (square) and the others: plain arrays, a not smaller than the library's
-    policy would let op leave the CPU for, so that a small call goes to the original at once."""
-    if not _plain(a, *others) or a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
+    policy would let op leave the CPU for.  The order first, so that a small call goes to the original at once."""
+    if type(a) is not np.ndarray or a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] < _least(op, a.dtype.char, k):
         return False
-    return a.shape[0] >= _least(op, a.dtype.char, k)
+    return a.shape[0] > 0 and _plain(a, *others)
+
+
+def _wide(op, a, mod=None):
+    """Whether a, m x n, is a plain array whose larger side is not below the least square order the library's policy
+    would let op leave the CPU for in the precision mod computes it in (_computed; a's own without mod): one below
+    has fewer flops than that square, and goes to the original at once."""
+    return type(a) is np.ndarray and a.ndim == 2 and \
+        max(a.shape) >= _least(op, _computed(mod, a) if mod else a.dtype.char) and a.size > 0 and _plain(a)
 
 
 # ---- the plans: (operation, uplo, arrays, finish[, flags]) for the C entry, or None; finish() makes the result
@@ -71,14 +79,14 @@ def _np_inv(a):
 
 
 def _np_cholesky(a, *, upper=False):
-    if upper is not False or not _take("cholesky", a):
+    if not _take("cholesky", a) or upper is not False:
         return None
     x = np.empty(a.shape, a.dtype)
     return "cholesky", "L", (a, x), lambda: x
 
 
 def _eigh(op, a, uplo, result=None, order="C", flags=0):
-    if uplo not in ("L", "U") or not _take(op, a):
+    if not _take(op, a) or uplo not in ("L", "U"):
         return None
     w = np.empty(a.shape[0], _REAL[a.dtype.char])
     if result is None:
@@ -113,10 +121,9 @@ def _np_slogdet(a):
 
 
 def _np_det(a):
-    wide = np.complex128 if a.dtype.kind == "c" else np.float64
-
     def det(sign, logdet):
         """sign times exp(logdet), as NumPy makes it; beyond the dtype's range, NumPy's own call (its warning)."""
+        wide = np.complex128 if a.dtype.kind == "c" else np.float64
         with np.errstate(all="ignore"):
             d = a.dtype.type(wide(sign) * np.exp(np.float64(logdet)))
         return d if np.isfinite(d) else NotImplemented
@@ -128,7 +135,7 @@ _FINITE = 1  # GPUSHIM_LINALG_FINITE: the library hands a call back when an inpu
 
 
 def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    if overwrite_a or not _take("cho_factor", a):
+    if not _take("cho_factor", a) or overwrite_a:
         return None
     # SciPy before 1.18 returns LAPACK's factor in Fortran order with A's other triangle, and lower as it was
     # given; SciPy 1.18 the factor in C order with the other triangle zero, and lower as a NumPy array
@@ -140,10 +147,8 @@ def _sp_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 def _sp_lu_factor(a, overwrite_a=False, check_finite=True):
-    # m x n; one whose larger side is below the least square order the policy would take has fewer flops than
-    # that square, and goes to the original at once (the library decides the others)
-    if overwrite_a or not _plain(a) or a.ndim != 2 or a.size == 0 or \
-            max(a.shape) < _least("lu_factor", a.dtype.char):
+    # m x n (the library decides those _wide lets through)
+    if not _wide("lu_factor", a) or overwrite_a:
         return None
     # (pivots of 64 bits, from a SciPy built with 64-bit LAPACK integers, go to the original)
     lu0, piv0 = _probe("scipy.linalg", "lu_factor", _SPD)
@@ -160,13 +165,13 @@ def _pair(x):
 
 def _rhs(op, a, b):
     """Whether op takes the factors a and the right-hand sides b (n, or n x k, not empty) for a solve."""
-    return b.size > 0 and b.shape[0] == a.shape[0] and _take(op, a, b, k=b.shape[1] if b.ndim == 2 else 1)
+    return _take(op, a, b, k=b.shape[1] if b.ndim == 2 else 1) and b.size > 0 and b.shape[0] == a.shape[0]
 
 
 def _sp_lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     lu, piv = _pair(lu_and_piv) or (None, None)
     # SciPy's pivots as lu_factor makes them; the library checks each is a row of the matrix
-    if overwrite_b or type(trans) is not int or trans not in (0, 1, 2) or not _rhs("lu_solve", lu, b) or \
+    if not _rhs("lu_solve", lu, b) or overwrite_b or type(trans) is not int or trans not in (0, 1, 2) or \
             type(piv) is not np.ndarray or piv.dtype != np.int32 or piv.shape != lu.shape[:1]:
         return None
     x = np.empty(b.shape, b.dtype,
@@ -176,7 +181,7 @@ def _sp_lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 
 def _sp_cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = _pair(c_and_lower) or (None, None)
-    if overwrite_b or type(lower) not in (bool, int) or lower not in (0, 1) or not _rhs("cho_solve", c, b):
+    if not _rhs("cho_solve", c, b) or overwrite_b or type(lower) not in (bool, int) or lower not in (0, 1):
         return None
     x = np.empty(b.shape, b.dtype, _order(_probe("scipy.linalg", "cho_solve", (_SPD, True), _B)))
     return "cho_solve", "L" if lower else "U", (c, b, x), lambda: x, _FINITE
@@ -186,8 +191,8 @@ def _sp_inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=Fal
     # a matrix as SciPy inverts it whole: assume_a "gen", or None, whose structure SciPy detects (diagonal,
     # triangular, symmetric...) to invert it with other routines, to the same result within rounding; the
     # library hands an ill-conditioned one back, so that the warning, with SciPy's estimate in it, is SciPy's
-    if overwrite_a or not (assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")) or \
-            not _take("inv_rcond", a):
+    if not _take("inv_rcond", a) or overwrite_a or \
+            not (assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")):
         return None
     x = np.empty(a.shape, a.dtype, _order(_probe("scipy.linalg", "inv", _SPD)))
     return "inv_rcond", "L", (a, x), lambda: x, _FINITE
@@ -200,11 +205,10 @@ def _sp_solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_fin
     # hands an ill-conditioned matrix back, so that the warning, with SciPy's estimate in it, is SciPy's.  A 1 x 1
     # matrix SciPy divides by, without LAPACK.
     pos = type(assume_a) is str and assume_a in ("pos", "positive definite")
-    if overwrite_a or overwrite_b or transposed is not False or type(lower) not in (bool, int) or \
-            not (pos or assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")):
-        return None
     op = "posv_rcond" if pos else "solve_rcond"
-    if a.shape[0] < 2 or not _rhs(op, a, b):
+    if not _rhs(op, a, b) or a.shape[0] < 2 or overwrite_a or overwrite_b or transposed is not False or \
+            type(lower) not in (bool, int) or \
+            not (pos or assume_a is None or type(assume_a) is str and assume_a in ("gen", "general")):
         return None
     x = np.empty(b.shape, b.dtype, _order(_probe("scipy.linalg", "solve", _SPD, _B)))
     return op, "L" if lower else "U", (a, b, x), lambda: x, _FINITE
@@ -213,8 +217,8 @@ def _sp_solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_fin
 def _sp_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
              check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     # the standard problem, every eigenvalue, by any driver that computes them all
-    if b is not None or type != 1 or subset_by_index is not None or subset_by_value is not None or \
-            driver not in (None, "ev", "evd", "evr", "evx") or not _take("eigh", a):
+    if not _take("eigh", a) or b is not None or type != 1 or subset_by_index is not None or \
+            subset_by_value is not None or driver not in (None, "ev", "evd", "evr", "evx"):
         return None
     uplo, flags = "L" if lower else "U", _FINITE if check_finite else 0
     if eigvals_only:
@@ -228,7 +232,7 @@ _DOUBLE = {"f": "d", "F": "D", "d": "d", "D": "D"}
 def _computed(mod, a):
     """The type character of the precision a's SVD or QR is computed in: numpy.linalg's in double (its float32 and
     complex64 results are those of double precision, rounded), scipy.linalg's in a's."""
-    return _DOUBLE[a.dtype.char] if mod == "numpy.linalg" else a.dtype.char
+    return _DOUBLE.get(a.dtype.char, a.dtype.char) if mod == "numpy.linalg" else a.dtype.char
 
 
 def _rounded(x, t):
@@ -241,9 +245,8 @@ def _svd(mod, a, full_matrices, compute_uv):
     the original's memory order and result type (NumPy's SVDResult).  full_matrices of a matrix not square goes to
     the original: the vectors past min(m, n) are then any basis of a space, LAPACK's choice (the library's are
     those of singular values apart from the others, and hands a matrix of close ones back)."""
-    if type(full_matrices) is not bool or type(compute_uv) is not bool or not _plain(a) or a.ndim != 2 or \
-            a.size == 0 or (compute_uv and full_matrices and a.shape[0] != a.shape[1]) or \
-            max(a.shape) < _least("svd" if compute_uv else "svdvals", _computed(mod, a)):
+    if not _wide("svd" if compute_uv is not False else "svdvals", a, mod) or type(full_matrices) is not bool or \
+            type(compute_uv) is not bool or (compute_uv and full_matrices and a.shape[0] != a.shape[1]):
         return None
     t, a = a.dtype, a.astype(_computed(mod, a), copy=False)
     s = np.empty(min(a.shape), _REAL[a.dtype.char])
@@ -273,8 +276,7 @@ def _qr(mod, a, full, with_q, *probe):
     """The QR's plan, numpy.linalg's and scipy.linalg's: a's factors by Householder reflections, Q (with_q) and R,
     min(m, n) of Q's columns and R's rows or (full) m of them, in the memory order and result type (NumPy's
     QRResult, an array, a tuple) of the original's result on the example with the keywords probe."""
-    if not _plain(a) or a.ndim != 2 or a.size == 0 or \
-            max(a.shape) < _least("qr" if with_q else "qr_r", _computed(mod, a)):
+    if not _wide("qr" if with_q else "qr_r", a, mod):
         return None
     t, a = a.dtype, a.astype(_computed(mod, a), copy=False)
     r0 = _probe(mod, "qr", _SPD, **dict(probe))

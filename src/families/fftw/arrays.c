@@ -4,11 +4,16 @@
  * elements; it runs through the one dispatcher with the family's descriptor, so that the layout code, the policy,
  * the log and cuFFT's plans, cached by geometry (backend/cuda_fft_plans.c), are those of an FFTW execute.  NumPy's
  * norm is a factor the backend applies to the output on the device.  A call the dispatcher leaves to the CPU is not
- * done, and not logged: the caller's original function runs. */
+ * done, and not logged: the caller's original function runs.  An input NumPy would zero-pad (n or s beyond its
+ * length) is padded into a buffer of the library's once the dispatcher has sent the call to the GPU: as LAPACK's
+ * workspace query, between the decision and the GPU's run (has_work, queried), so that a call left to the CPU
+ * costs no copy. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/team.h"
 #include "gpushim.h"
 #include "families/fftw/fftw.h"
 
@@ -130,6 +135,73 @@ static void gs_fa_operands(const void *args, gs_operands_t *o)
     gs_fftw_family.operands(args, o);
 }
 
+/* A call and the input it pads (gpushim_fft's from): the FFTW family's functions take it as their own. */
+typedef struct {
+    gs_fftw_t p;                  /* first */
+    const gpushim_array_t *from;  /* NULL, or the caller's input, padded into buf (p.in) */
+    char *buf;
+    const int64_t *to;            /* buf's strides in bytes, C order */
+    int64_t es;                   /* bytes of an element */
+} gs_fa_call_t;
+
+static bool gs_fa_has_work(const void *args)
+{
+    return ((const gs_fa_call_t *)args)->from != NULL;
+}
+
+/* Rows lo to hi - 1 of from (its last dimension's runs, in C order of the others) into the buffer. */
+static void gs_fa_pad_rows(void *arg, int64_t lo, int64_t hi)
+{
+    const gs_fa_call_t *a = arg;
+    const gpushim_array_t *f = a->from;
+    int last = f->ndim - 1;
+    int64_t len = f->shape[last], fs = f->strides[last];
+    for (int64_t r = lo; r < hi; r++) {
+        const char *x = f->data;
+        char *y = a->buf;
+        for (int64_t d = last - 1, q = r; d >= 0; q /= f->shape[d], d--)
+            x += q % f->shape[d] * f->strides[d], y += q % f->shape[d] * a->to[d];
+        if (fs == a->es)
+            memcpy(y, x, (size_t)(len * a->es));
+        else
+            for (int64_t i = 0; i < len; i++)
+                memcpy(y + i * a->es, x + i * fs, (size_t)a->es);
+    }
+}
+
+/* The GPU takes the call: from's elements into the zeroed buffer, on the team's threads when it is large. */
+static int gs_fa_queried(gs_call_t *c, const void *args)
+{
+    (void)c;
+    const gs_fa_call_t *a = args;
+    const gpushim_array_t *f = a->from;
+    int64_t rows = 1, row = f->shape[f->ndim - 1] * a->es;
+    for (int d = 0; d < f->ndim - 1; d++)
+        rows *= f->shape[d];
+    if (rows > 0 && row > 0 && !gs_team_run(gs_fa_pad_rows, (void *)a, rows, row >= (1 << 18) ? 1 : (1 << 18) / row))
+        gs_fa_pad_rows((void *)a, 0, rows);
+    return GS_RUN_QUERY;
+}
+
+/* Whether from can be padded into an array of in's shape: of its type and ndim, no longer than in along any
+ * dimension, its strides positive multiples of the element where it has more than one; and in's strides, C
+ * order, into to. */
+static bool gs_fa_pads(const gpushim_array_t *in, const gpushim_array_t *from, int64_t es, int64_t *to)
+{
+    if (from->dtype != in->dtype || from->ndim != in->ndim || in->ndim < 1 || in->ndim > GPUSHIM_MAX_DIMS ||
+        !from->data)
+        return false;
+    int64_t step = es;
+    for (int d = in->ndim - 1; d >= 0; d--) {
+        if (in->shape[d] < 1 || from->shape[d] < 0 || from->shape[d] > in->shape[d] ||
+            (from->shape[d] > 1 && (from->strides[d] <= 0 || from->strides[d] % es)))
+            return false;
+        to[d] = step;
+        step *= in->shape[d];
+    }
+    return true;
+}
+
 /* Earlier calls of each geometry, which stand for an FFTW plan's executes (gs_fftw_geom_t.execs): the share of a
  * cuFFT plan's creation that the policy lays on a call (backend/cuda_fft.c) falls as a shape recurs, as it falls
  * over an FFTW plan's executes, so that a transform a program repeats goes to the GPU once the plan pays.  A
@@ -160,25 +232,43 @@ static const gs_family_t gs_fft_arrays_family = {
     .describe = gs_fa_describe,
     .check = gs_fa_check,
     .operands = gs_fa_operands,
+    .has_work = gs_fa_has_work,
+    .queried = gs_fa_queried,
     .own_cpu = true,
 };
 
-GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, const gpushim_array_t *out,
-                          int naxes, const int *axes, double scale, int threads)
+GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, const gpushim_array_t *from,
+                          const gpushim_array_t *out, int naxes, const int *axes, double scale, int threads)
 {
-    int i = gs_fa_op(op), e;
-    gs_fftw_t p;
-    memset(&p, 0, sizeof p);
-    if (i < 0 || !in || !out || !(scale > 0) || !isfinite(scale) || !gs_fa_geom(&p.g, i, in, out, naxes, axes) ||
-        (e = gs_fa_entry(p.g.kind, p.g.prec)) < 0)
+    int i = gs_fa_op(op), e, prec = in ? gs_fa_prec(in->dtype) : -1;
+    int64_t to[GPUSHIM_MAX_DIMS];
+    gs_fa_call_t a = {.from = from};
+    gpushim_array_t padded;
+    if (i < 0 || prec < 0 || !out || !(scale > 0) || !isfinite(scale))
         return 0;
-    p.op = gs_routines[gs_entries[e].routine].op;
-    p.known = true;
-    p.in = in->data, p.out = out->data;
-    p.scale[0] = scale, p.scale[1] = scale * gs_fa_ops[i].conj;
-    p.g.threads = (int16_t)(threads < 1 ? 1 : threads > 255 ? 255 : threads);
-    p.g.execs = gs_fa_seen(&p.g);
-    return gs_dispatch_api(api, (unsigned)e, &gs_fft_arrays_family, &p, __builtin_return_address(0));
+    if (from) { /* in, in a buffer of zeros (calloc's fresh pages: nothing is written until it is padded) */
+        a.es = (int64_t)gs_prec_size(prec) / (gs_fa_ops[i].kind == GS_FFTW_R2C ? 2 : 1), a.to = to;
+        if (!gs_fa_pads(in, from, a.es, to))
+            return 0;
+        padded = *in;
+        memcpy(padded.strides, to, sizeof to);
+        if (!(padded.data = a.buf = calloc((size_t)(to[0] * in->shape[0] / a.es), (size_t)a.es)))
+            return 0;
+        in = &padded;
+    }
+    int done = 0;
+    if (gs_fa_geom(&a.p.g, i, in, out, naxes, axes) && (e = gs_fa_entry(a.p.g.kind, a.p.g.prec)) >= 0) {
+        gs_fftw_t *p = &a.p;
+        p->op = gs_routines[gs_entries[e].routine].op;
+        p->known = true;
+        p->in = in->data, p->out = out->data;
+        p->scale[0] = scale, p->scale[1] = scale * gs_fa_ops[i].conj;
+        p->g.threads = (int16_t)(threads < 1 ? 1 : threads > 255 ? 255 : threads);
+        p->g.execs = gs_fa_seen(&p->g);
+        done = gs_dispatch_api(api, (unsigned)e, &gs_fft_arrays_family, &a, __builtin_return_address(0));
+    }
+    free(a.buf);
+    return done;
 }
 
 /* An operation's entry, for gs_fa_wanted. */
