@@ -67,7 +67,8 @@ check "NumPy 1.26, import gpushim first, forced: every case as the original's ($
 
 # The originals' conventions are read from their results, not assumed: a SciPy whose cho_factor returns the
 # factor in C order with the other triangle zero and lower as an array (SciPy 1.18's), made here by replacing the
-# original the layer reads them from; the layer's results must then be that function's, in every layout.
+# original the layer reads them from; the layer's results must then be that function's, in every layout, and
+# cho_solve must take them to the GPU.
 cat >$W/conventions.py <<'PY'
 import gpushim
 import numpy as np
@@ -81,17 +82,20 @@ sl.cho_factor._gpushim_original = cho_factor_118
 rng = np.random.default_rng(5)
 a = rng.standard_normal((300, 300))
 a = a @ a.T + 300 * np.eye(300)
+b = rng.standard_normal((300, 4))
 ok = 0
 for x in (a, np.asfortranarray(a)):
     for lower in (False, True):
         (c, f), (c0, f0) = sl.cho_factor(x, lower=lower), cho_factor_118(x, lower=lower)
         ok += c.flags.c_contiguous and type(f) is type(f0) and f == f0 and np.allclose(c, c0, rtol=0, atol=1e-9)
+        ok += np.allclose(sl.cho_solve((c, f), b), np.linalg.solve(a, b), rtol=1e-9, atol=0)  # lower an array
 print(ok)
 PY
 (cd $W && shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/conventions.log $V2 conventions.py >conventions.out 2>&1)
 check "a SciPy of other conventions (cho_factor's C order, zero triangle, lower an array): the layer's as its" \
-    sh -c "[ \"\$(cat $W/conventions.out)\" = 4 ] &&
-        [ $(count $W/conventions.log -- where=gpu symbol=scipy.linalg.cho_factor) = 4 ]"
+    sh -c "[ \"\$(cat $W/conventions.out)\" = 8 ] &&
+        [ $(count $W/conventions.log -- where=gpu symbol=scipy.linalg.cho_factor) = 4 ] &&
+        [ $(count $W/conventions.log -- where=gpu symbol=scipy.linalg.cho_solve) = 4 ]"
 
 # Each way in.  probe.py prints whether np.linalg.solve is wrapped and makes one solve.
 cat >$W/probe.py <<'PY'

@@ -179,9 +179,16 @@ def _sp_lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     return "lu_solve", "NTC"[trans], (lu, piv, b, x), lambda: x, _FINITE
 
 
+def _flag(x):
+    """Whether x is lower as cho_factor gives it: a bool (or 0 or 1), or (SciPy 1.18) a NumPy array of one."""
+    if type(x) is np.ndarray:
+        return x.shape == () and x.dtype.kind in "biu" and x in (0, 1)
+    return type(x) in (bool, int, np.bool_) and x in (0, 1)
+
+
 def _sp_cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = _pair(c_and_lower) or (None, None)
-    if not _rhs("cho_solve", c, b) or overwrite_b or type(lower) not in (bool, int) or lower not in (0, 1):
+    if not _rhs("cho_solve", c, b) or overwrite_b or not _flag(lower):
         return None
     x = np.empty(b.shape, b.dtype, _order(_probe("scipy.linalg", "cho_solve", (_SPD, True), _B)))
     return "cho_solve", "L" if lower else "U", (c, b, x), lambda: x, _FINITE
