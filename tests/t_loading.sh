@@ -10,6 +10,15 @@ for mode in never always; do
     check "RTLD_LOCAL BLAS, $mode: the call was intercepted and its CPU entry found" \
         sh -c "[ $(count $W/rtld_$mode.log -- symbol=dgemm_) = 1 ] && ! grep -q 'no loaded library' $W/rtld_$mode.err"
 
+    # Another copy of the library under another name in the global scope beside the preloaded one, the BLAS
+    # private: each copy took the other's dgemm_ for the CPU library's, and they called each other until the
+    # stack ran out.
+    cp "$LIB" $W/libgpushim-copy.so
+    shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/copy_$mode.log timeout 60 $T/rtld_local_main $T/librtld_user.so \
+        $W/copy_$mode.bin $W/libgpushim-copy.so 2>$W/copy_$mode.err
+    check "two copies of the library in one process, $mode: results equal, the call logged once" \
+        sh -c "$T/blas_cmp $W/rtld.ref $W/copy_$mode.bin >/dev/null && [ $(count $W/copy_$mode.log -- symbol=dgemm_) = 1 ]"
+
     $T/ctor_main $W/ctor.ref
     shim GPUSHIM_OFFLOAD=$mode GPUSHIM_LOG=$W/ctor_$mode.log $T/ctor_main $W/ctor_$mode.bin
     check "BLAS from a library constructor, $mode: results equal" $T/blas_cmp $W/ctor.ref $W/ctor_$mode.bin

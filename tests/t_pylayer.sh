@@ -123,6 +123,11 @@ way "python -m gpushim" True $V2 -m gpushim --lib $LIB probe.py
 way "gpushim-run" True sh $ROOT/scripts/gpushim-run --lib $LIB $V2 probe.py
 way "LD_PRELOAD, the package installed (gpushim.pth)" True env LD_PRELOAD=$LIB $V2 probe.py
 way "LD_PRELOAD, GPUSHIM_PYTHON=0" False env LD_PRELOAD=$LIB GPUSHIM_PYTHON=0 $V2 probe.py
+# The library preloaded under another name: import gpushim takes it, and loads no second copy beside it (the two
+# took each other's BLAS entries for the CPU library's, and called each other until the stack ran out).
+cp "$LIB" $W/libgpushim-other.so
+way "LD_PRELOAD of a copy under another name, import gpushim first" True env LD_PRELOAD=$W/libgpushim-other.so \
+    PYTHONPATH=$ROOT/scripts/python $NP2 first.py
 way "import gpushim first, GPUSHIM_PYTHON=0" False env GPUSHIM_PYTHON=0 PYTHONPATH=$ROOT/scripts/python $NP2 first.py
 way "LD_PRELOAD, the package not installed" False env LD_PRELOAD=$LIB $NP2 probe.py
 way "no library, the package installed" False $V2 probe.py

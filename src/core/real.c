@@ -33,10 +33,20 @@ static const struct link_map *gs_map_of(const void *addr)
     return dladdr1(addr, &info, (void **)&m, RTLD_DL_LINKMAP) ? m : NULL;
 }
 
+/* Whether sym is gpushim's: this copy's, or another copy's loaded beside it under another name (a wheel's library
+ * and a preloaded one), which defines gpushim_version itself.  Each copy taking the other's entry for the CPU
+ * library's called the other back until the stack ran out (tests/t_loading.sh, "two copies"). */
 static bool gs_is_self(const void *sym)
 {
     const struct link_map *m = gs_map_of(sym);
-    return m && m == gs_map_of((const void *)gs_map_of);
+    if (!m || m == gs_map_of((const void *)gs_map_of))
+        return m != NULL;
+    void *h = m->l_name[0] ? dlopen(m->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    if (!h)
+        return false;
+    const void *v = dlsym(h, "gpushim_version");
+    dlclose(h);
+    return v && gs_map_of(v) == m;
 }
 
 typedef struct {

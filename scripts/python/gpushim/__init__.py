@@ -26,7 +26,9 @@ _lib = None
 
 
 def _preloaded():
-    return any(os.path.basename(p) == "libgpushim.so" for p in os.environ.get("LD_PRELOAD", "").split())
+    """Whether a libgpushim is in the process already, preloaded under any file name: then it is the one, and no
+    second copy is loaded beside it."""
+    return hasattr(ctypes.CDLL(None), "gpushim_version")
 
 
 def _remove_session_log(pid):
