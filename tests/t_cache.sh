@@ -91,6 +91,18 @@ import json, sys
 h = [json.loads(l)['cache_hits'] for l in open('$W/steps.log') if '\"routine\"' in l]
 sys.exit(not (len(h) == 25 and sum(h[:20]) == 0 and h[20:] == [1] * 5))"
 
+# Origins (cache.c, GS_CACHE_ORIGINS): through the Python layer's FFTs, fftn's results multiplied in place before
+# ifftn reads them, 4 steps, then 24 steps that pass them to ifftn unchanged.  The first two rewritten results make
+# fftn's outputs stop being kept (the program's writes to them took a fault a page); the 13 chained steps after
+# the 3rd and 4th miss, the 16th since is kept again and found, and from then on every one is.
+NP2=$ROOT/build/venv-np2/bin/python
+if have "build/venv-np2 (NumPy 2.x)" $NP2 -c 'import numpy'; then
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/origins.log env PYTHONPATH=$ROOT/scripts/python \
+        $NP2 tests/py/cache_origins.py $W/origins.log >$W/origins.out 2>$W/origins.err
+    check "origins: results rewritten by the program stop being kept, and are kept again once one is used" \
+        test "$(cat $W/origins.out)" = 000000000000011111111111
+fi
+
 # NumPy as scientists write it (Debian's NumPy, cblas_dgemm and cblas_dgemv).
 /usr/bin/python3 tests/py/cache_numpy.py $W/py.ref.npz
 shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/py.log /usr/bin/python3 tests/py/cache_numpy.py $W/py.npz 2>$W/py.err

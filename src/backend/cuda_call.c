@@ -4,6 +4,7 @@
  * without error. */
 #include "backend/cuda_call.h"
 #include "memory/hostreg.h"
+#include "memory/origin.h"
 
 /* Device memory kept between calls for operands, at most. */
 #define GS_SCRATCH_KEEP ((size_t)4 << 30)
@@ -201,7 +202,8 @@ static void gs_cuda_bind(gs_call_t *c, const gs_operands_t *ops, gs_hreg_t *h, g
     /* Operands are cached only when the call runs with all of them on the device (not GEMM out of core). */
     bool fits = gs_cuda_budget(c, &budget) == GS_OK && total <= budget;
     for (int i = 0; i < ops->n; i++)
-        gs_cache_bind(c->dev, &h[i], o[i].in, o[i].out, c->known >> i & 1, fits && !(ops->scratch_only >> i & 1),
+        gs_cache_bind(c->dev, &h[i], o[i].in, o[i].out, c->known >> i & 1, gs_origin_of(c),
+                      fits && !(ops->scratch_only >> i & 1),
                       &b[i]);
     c->track_ns = gs_now_ns() - t0;
     gs_hostreg_call();

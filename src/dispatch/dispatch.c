@@ -69,12 +69,14 @@ static bool gs_dispatch_own(gs_call_t *c, const void *ret)
     return true;
 }
 
-int gs_dispatch_at(gs_call_t *c, unsigned e, const gs_family_t *f, void *args, const void *ret)
+/* gs_dispatch_at's steps, for a call that came through the Python function api (or NULL). */
+static int gs_dispatch_named(gs_call_t *c, unsigned e, const gs_family_t *f, void *args, const void *ret,
+                             const char *api)
 {
     c->own_cpu = f->own_cpu;
     if (!gs_call_begin(c, e))
         return gs_call_cpu(c, NULL), GS_RUN_CPU;
-    c->ret = ret;
+    c->ret = ret, c->api = api;
     /* Asked only of a call that would be logged or offloaded: the others run on the CPU at no cost. */
     if (c->timed && gs_dispatch_own(c, ret))
         return GS_RUN_CPU;
@@ -96,6 +98,11 @@ int gs_dispatch_at(gs_call_t *c, unsigned e, const gs_family_t *f, void *args, c
     return gs_dispatch_further(c, f, args);
 }
 
+int gs_dispatch_at(gs_call_t *c, unsigned e, const gs_family_t *f, void *args, const void *ret)
+{
+    return gs_dispatch_named(c, e, f, args, ret, NULL);
+}
+
 int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)
 {
     int r = f->queried(c, args);
@@ -109,7 +116,7 @@ int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)
 bool gs_dispatch_api(const char *api, unsigned e, const gs_family_t *f, void *args, const void *ret)
 {
     gs_call_t call;
-    int r = gs_dispatch_at(&call, e, f, args, ret);
+    int r = gs_dispatch_named(&call, e, f, args, ret, api);
     if (r == GS_RUN_QUERY)
         r = gs_dispatch_queried(&call, f, args);
     bool done = r == GS_RUN_DONE;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "memory/cache.h"
+#include "memory/origin.h"
 #include "memory/span.h"
 #include "memory/wp.h"
 
@@ -43,6 +44,7 @@ typedef struct {
     uint8_t stale;    /* uses in a row at which the device copy was of no use (GS_CACHE_STALE) */
     uint8_t rest;     /* SEEN: uses left before the matrix is tracked again (GS_CACHE_REST) */
     uint8_t seen;     /* calls that have used the host matrix, as the policy saw them (at most 255) */
+    uint32_t origin;  /* an output's origin (origin.h) until its next read, which tells it whether it was rewritten */
     uint64_t used;    /* clock of the last use */
 } gs_centry_t;
 
@@ -192,15 +194,7 @@ size_t gs_cache_trim(int dev, size_t want)
 
 void gs_cache_call(int dev)
 {
-    gs_dblock_t out[GS_CACHE_SLOTS];
-    int n = 0;
-    pthread_mutex_lock(&gs_c.lock);
-    gs_cache_recycle(dev, out, &n);
-    for (int i = 0; i < n; i++)
-        gs_c.d[dev].bytes -= out[i].bytes;
-    pthread_mutex_unlock(&gs_c.lock);
-    for (int i = 0; i < n; i++)
-        gs_cuda.cudaFree(out[i].dev);
+    gs_cache_trim(dev, 0); /* the DEAD entries' memory goes to the pool, or is freed when the pool is full */
 }
 
 size_t gs_cache_evictable(int dev)
@@ -391,6 +385,9 @@ static gs_centry_t *gs_cache_take(int dev, const gs_hreg_t *h, bool in, bool out
         b->hit = was == GS_CE_VALID && in && gs_wp_clean(lo, hi, !e->verified);
         e->verified |= b->hit;
         e->stale = b->hit ? 0 : e->stale + (was == GS_CE_VALID);
+        if (e->origin && was == GS_CE_VALID && in) /* an output's next read (origin.h) */
+            gs_origin_read(e->origin, !b->hit);
+        e->origin = out && !in ? b->origin : 0;
         if (e->stale >= GS_CACHE_STALE && bytes >= GS_CACHE_REST_MIN)
             return gs_cache_retire(e, b);
         return e;
@@ -398,7 +395,7 @@ static gs_centry_t *gs_cache_take(int dev, const gs_hreg_t *h, bool in, bool out
     /* A new entry: for an operand only read, on its second use (protecting costs more than one copy of a
      * matrix in 4 KiB pages, and most operands are used once); the pages must be trackable, and there must be
      * room, in the table (the device's least recently used entry goes when it is full) and on the device. */
-    if (!out && !again)
+    if ((!out && !again) || (out && b->origin && !gs_origin_keeps(b->origin)))
         return NULL;
     pthread_mutex_lock(&gs_c.lock);
     gs_centry_t *old;
@@ -414,7 +411,7 @@ static gs_centry_t *gs_cache_take(int dev, const gs_hreg_t *h, bool in, bool out
         e = gs_cache_slot();
     if (e) {
         *e = (gs_centry_t){.key = *h, .dev = dev, .lo = lo, .hi = hi, .mem = mem, .bytes = bytes,
-                           .state = GS_CE_BUSY, .used = ++gs_c.clock};
+                           .state = GS_CE_BUSY, .origin = out ? b->origin : 0, .used = ++gs_c.clock};
         *fresh = true;
         gs_cache_bounds();
         b->dev = mem;
@@ -439,9 +436,10 @@ static bool gs_cache_ready(void)
     return false;
 }
 
-void gs_cache_bind(int dev, const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b)
+void gs_cache_bind(int dev, const gs_hreg_t *h, bool in, bool out, bool again, uint32_t origin, bool fits,
+                   gs_cbind_t *b)
 {
-    *b = (gs_cbind_t){.out = out, .slot = -1};
+    *b = (gs_cbind_t){.out = out, .slot = -1, .origin = origin};
     bool fresh = false;
     gs_centry_t *e =
         fits && gs_cache_eligible(h) && gs_cache_ready() ? gs_cache_take(dev, h, in, out, again, b, &fresh) : NULL;

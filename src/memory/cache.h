@@ -23,6 +23,7 @@ typedef struct gs_cbind {
     bool out;   /* the call writes the operand */
     bool unused; /* set by the caller when the call ran without the entry (GEMM out of core) */
     int slot;   /* the entry; -1 when none */
+    uint32_t origin; /* the call's (origin.h), or 0 */
 } gs_cbind_t;
 
 /* A new call on device dev begins: the device memory of its entries dropped since goes to the pool (or is freed
@@ -42,11 +43,14 @@ GS_HIDDEN gs_cexpect_t gs_cache_expect(const gs_hreg_t *h, bool fresh);
 
 /* Finds or makes the entry on device dev of operand h, which the call reads (in) and/or writes (out), and which
  * an earlier call used too when again (gs_cache_expect said so): b->dev is NULL when h is not cached (cache
- * off, too small, untrackable memory, no room, an input used for the first time, or the call's operands do not
- * all fit on the device: !fits).  Before gpushim writes an output, every other entry covering its pages is dropped and
- * the pages lose their protection (a copy engine's writes into registered memory leave no trace in the page
- * tables); this is done whether or not the output is cached.  GPU lock. */
-GS_HIDDEN void gs_cache_bind(int dev, const gs_hreg_t *h, bool in, bool out, bool again, bool fits, gs_cbind_t *b);
+ * off, too small, untrackable memory, no room, an input used for the first time, an output origin.h says not to
+ * keep, or the call's operands do not all fit on the device: !fits).  origin: the call's (gs_origin_of), or 0.
+ * Before gpushim writes an output, every other entry covering its pages is dropped and the pages lose their
+ * protection (a copy engine's writes into registered memory leave no trace in the page tables); this is done
+ * whether or not the output is cached.  GPU lock. */
+GS_HIDDEN void gs_cache_bind(int dev, const gs_hreg_t *h, bool in, bool out, bool again, uint32_t origin, bool fits,
+                             gs_cbind_t *b);
+
 
 /* After the call, with every host write done: on success (ok) each bound entry becomes valid and its pages
  * are protected; otherwise entries whose device copy may differ from the host are dropped.  GPU lock. */
