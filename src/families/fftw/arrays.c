@@ -184,8 +184,8 @@ static int gs_fa_queried(gs_call_t *c, const void *args)
 }
 
 /* Whether from can be padded into an array of in's shape: of its type and ndim, no longer than in along any
- * dimension, its strides positive multiples of the element where it has more than one; and in's strides, C
- * order, into to. */
+ * dimension, its strides positive multiples of the element where it has more than one, in's bytes countable; and
+ * in's strides, C order, into to. */
 static bool gs_fa_pads(const gpushim_array_t *in, const gpushim_array_t *from, int64_t es, int64_t *to)
 {
     if (from->dtype != in->dtype || from->ndim != in->ndim || in->ndim < 1 || in->ndim > GPUSHIM_MAX_DIMS ||
@@ -194,7 +194,7 @@ static bool gs_fa_pads(const gpushim_array_t *in, const gpushim_array_t *from, i
     int64_t step = es;
     for (int d = in->ndim - 1; d >= 0; d--) {
         if (in->shape[d] < 1 || from->shape[d] < 0 || from->shape[d] > in->shape[d] ||
-            (from->shape[d] > 1 && (from->strides[d] <= 0 || from->strides[d] % es)))
+            step > INT64_MAX / in->shape[d] || (from->shape[d] > 1 && (from->strides[d] <= 0 || from->strides[d] % es)))
             return false;
         to[d] = step;
         step *= in->shape[d];
@@ -251,7 +251,7 @@ GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t
         if (!gs_fa_pads(in, from, a.es, to))
             return 0;
         padded = *in;
-        memcpy(padded.strides, to, sizeof to);
+        memcpy(padded.strides, to, (size_t)in->ndim * sizeof *to);
         if (!(padded.data = a.buf = calloc((size_t)(to[0] * in->shape[0] / a.es), (size_t)a.es)))
             return 0;
         in = &padded;
