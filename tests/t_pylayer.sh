@@ -120,6 +120,8 @@ way() {
 }
 way "import gpushim first" True env PYTHONPATH=$ROOT/scripts/python $NP2 first.py
 way "python -m gpushim" True $V2 -m gpushim --lib $LIB probe.py
+way "python -m gpushim from a checkout (no gpushim.pth)" True env PYTHONPATH=$ROOT/scripts/python \
+    $NP2 -m gpushim --lib $LIB probe.py
 way "gpushim-run" True sh $ROOT/scripts/gpushim-run --lib $LIB $V2 probe.py
 way "LD_PRELOAD, the package installed (gpushim.pth)" True env LD_PRELOAD=$LIB $V2 probe.py
 way "LD_PRELOAD, GPUSHIM_PYTHON=0" False env LD_PRELOAD=$LIB GPUSHIM_PYTHON=0 $V2 probe.py

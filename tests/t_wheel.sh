@@ -17,8 +17,8 @@ $PY - $W/dist/$WHL >$W/files.out <<'PY'
 import sys, zipfile
 print("\n".join(sorted(n for n in zipfile.ZipFile(sys.argv[1]).namelist() if ".dist-info/" not in n)))
 PY
-printf '%s\n' gpushim/__init__.py gpushim/__main__.py gpushim/_fft.py gpushim/_linalg.py gpushim/_magic.py \
-    gpushim/_paths.py gpushim/_version.py gpushim/libgpushim.so gpushim/scripts/gpushim-calibrate \
+printf '%s\n' gpushim/__init__.py gpushim/__main__.py gpushim/_child.py gpushim/_fft.py gpushim/_linalg.py \
+    gpushim/_magic.py gpushim/_paths.py gpushim/_version.py gpushim/libgpushim.so gpushim/scripts/gpushim-calibrate \
     gpushim/scripts/gpushim-report gpushim/scripts/gpushim-run gpushim.pth gpushim_cli.py gpushim_hook.py |
     sort >$W/files.want
 check "the wheel holds the package, the library and the scripts, nothing else" cmp -s $W/files.want $W/files.out
