@@ -12,11 +12,9 @@
 
 #include "backend/cuda_solver.h"
 
-/* The last matrix, X, of s: op(src) (rows x cols of X as stored), src with leading dimension ld. */
-static int gs_arr_put(gs_call_t *c, gs_sol_t *s, int x, const void *src, int64_t ld, int64_t rows, int64_t cols)
+int gs_arr_put(gs_call_t *c, gs_sol_t *s, int x, char t, const void *src, int64_t ld, int64_t rows, int64_t cols)
 {
-    const gs_lapack_t *p = s->p;
-    return gs_cublas_geam(c, p->prec, gs_op(p->tx), CUBLAS_OP_N, rows, cols, gs_one(p->prec), src, ld, gs_zero(),
+    return gs_cublas_geam(c, s->p->prec, gs_op(t), CUBLAS_OP_N, rows, cols, gs_one(s->p->prec), src, ld, gs_zero(),
                           s->d[x], s->ld[x], s->d[x], s->ld[x]);
 }
 
@@ -24,13 +22,12 @@ static int gs_arr_put(gs_call_t *c, gs_sol_t *s, int x, const void *src, int64_t
  * rounding, which NumPy's tests of float32 determinants and inverses need; lu_solve and cho_solve need the
  * factors themselves, as LAPACK stores them.  A stored transposed is transposed on the device into the start of
  * extra, which then stands for d[0]. */
-static size_t gs_arr_own_bytes(const gs_lapack_t *p, size_t es)
+size_t gs_arr_own_bytes(const gs_lapack_t *p, size_t es)
 {
     return p->ta == 'T' ? gs_round256((size_t)p->m * (size_t)p->n * es) : 0;
 }
 
-/* A, m x n (n x n but for lu_factor), column-major in d[0] with leading dimension m. */
-static int gs_arr_own(gs_call_t *c, gs_sol_t *s)
+int gs_arr_own(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     if (p->ta != 'T')
@@ -148,7 +145,7 @@ static int gs_arr_solves(gs_call_t *c, gs_sol_t *s)
         GS_SOL(c, cusolverDnXpotrs, (s->h, s->q, gs_fill(p->uplo), n, k, s->t, s->d[0], s->ld[0], s->t, rhs, n,
                                      s->info + 1));
     int x = p->b ? 2 : 1;
-    return p->tx == 'N' ? gs_arr_put(c, s, x, rhs, n, n, k) : gs_arr_put(c, s, x, rhs, n, k, n);
+    return p->tx == 'N' ? gs_arr_put(c, s, x, 'N', rhs, n, n, k) : gs_arr_put(c, s, x, p->tx, rhs, n, k, n);
 }
 
 /* inv_rcond (scipy.linalg.inv), once X holds the inverse: the bound 1 / (|A|_1 |X|_1) of A's reciprocal
@@ -179,7 +176,7 @@ static size_t gs_arr_getrf_extra(const gs_sol_t *s)
 static int gs_arr_potrf(gs_call_t *c, gs_sol_t *s)
 {
     int rc = gs_sol_potrf.compute(c, s);
-    return rc != GS_OK ? rc : gs_arr_put(c, s, 1, s->d[0], s->ld[0], s->p->n, s->p->n);
+    return rc != GS_OK ? rc : gs_arr_put(c, s, 1, s->p->tx, s->d[0], s->ld[0], s->p->n, s->p->n);
 }
 
 /* X's triangle clear set to zero, once X holds the factor (numpy.linalg.cholesky's zeros). */
@@ -197,7 +194,7 @@ static void gs_arr_clear(gs_sol_t *s)
 static int gs_arr_syevd(gs_call_t *c, gs_sol_t *s)
 {
     int rc = gs_sol_syevd.compute(c, s);
-    return rc != GS_OK ? rc : gs_arr_put(c, s, 1, s->d[0], s->ld[0], s->p->n, s->p->n);
+    return rc != GS_OK ? rc : gs_arr_put(c, s, 1, s->p->tx, s->d[0], s->ld[0], s->p->n, s->p->n);
 }
 
 /* slogdet and det: A's LU factors, and their diagonal into X, n elements; lu_factor: the factors into X. */
@@ -210,8 +207,8 @@ static int gs_arr_getrf(gs_call_t *c, gs_sol_t *s)
         return rc;
     const gs_lapack_t *p = s->p;
     if (p->ipiv)
-        return p->tx == 'N' ? gs_arr_put(c, s, 1, s->d[0], s->ld[0], p->m, p->n)
-                            : gs_arr_put(c, s, 1, s->d[0], s->ld[0], p->n, p->m);
+        return p->tx == 'N' ? gs_arr_put(c, s, 1, 'N', s->d[0], s->ld[0], p->m, p->n)
+                            : gs_arr_put(c, s, 1, p->tx, s->d[0], s->ld[0], p->n, p->m);
     GS_CUDA(c, cudaMemcpy2DAsync, (s->d[1], s->es, s->d[0], (size_t)(s->ld[0] + 1) * s->es, s->es, (size_t)s->p->n,
                                    cudaMemcpyDeviceToDevice, s->stream));
     return GS_OK;

@@ -9,17 +9,11 @@
 
 #include "backend/cuda_solver.h"
 
-/* Device bytes of A's own copy, m x n with leading dimension m, where A is stored transposed. */
-static size_t gs_aqr_own_bytes(const gs_lapack_t *p, size_t es)
-{
-    return p->ta == 'T' ? gs_round256((size_t)(p->m * p->n) * es) : 0;
-}
-
 /* After A's own copy: Q's columns (m x k, leading dimension m), where Q is wanted. */
 static size_t gs_aqr_extra(const gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    return gs_aqr_own_bytes(p, s->es) + (p->job2 == 'V' ? (size_t)(p->m * p->k) * s->es : 0);
+    return gs_arr_own_bytes(p, s->es) + (p->job2 == 'V' ? (size_t)(p->m * p->k) * s->es : 0);
 }
 
 /* geqrf's workspace, and orgqr's where Q is wanted: both fit. */
@@ -34,12 +28,10 @@ static int gs_aqr_work(gs_call_t *c, gs_sol_t *s)
 
 /* Output x (1: R, 2: Q) from src (rows x cols, leading dimension ld): copied, or transposed where the output is
  * stored transposed (t 'T'). */
-static int gs_aqr_put(gs_call_t *c, const gs_sol_t *s, int x, char t, const char *src, int64_t ld, int64_t rows,
+static int gs_aqr_put(gs_call_t *c, gs_sol_t *s, int x, char t, const char *src, int64_t ld, int64_t rows,
                       int64_t cols)
 {
-    return gs_cublas_geam(c, s->p->prec, t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, t == 'T' ? cols : rows,
-                          t == 'T' ? rows : cols, gs_one(s->p->prec), src, ld, gs_zero(), s->d[x], s->ld[x], s->d[x],
-                          s->ld[x]);
+    return t == 'T' ? gs_arr_put(c, s, x, 'T', src, ld, cols, rows) : gs_arr_put(c, s, x, 'N', src, ld, rows, cols);
 }
 
 /* A's factors (geqrf's INFO in info[0]); R, k x n, from their first k rows; Q, m x k, by orgqr (INFO in info[1])
@@ -47,14 +39,11 @@ static int gs_aqr_put(gs_call_t *c, const gs_sol_t *s, int x, char t, const char
 static int gs_aqr(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    int64_t m = p->m, n = p->n, k = p->k, mn = gs_lapack_mn(p), ldf = s->ld[0];
-    char *f = s->d[0], *q = s->extra + gs_aqr_own_bytes(p, s->es);
-    int rc = GS_OK;
-    if (p->ta == 'T') {
-        rc = gs_cublas_geam(c, p->prec, CUBLAS_OP_T, CUBLAS_OP_N, m, n, gs_one(p->prec), s->d[0], s->ld[0], gs_zero(),
-                            s->extra, m, s->extra, m);
-        f = s->extra, ldf = m;
-    }
+    int64_t m = p->m, n = p->n, k = p->k, mn = gs_lapack_mn(p);
+    char *q = s->extra + gs_arr_own_bytes(p, s->es);
+    int rc = gs_arr_own(c, s);
+    char *f = s->d[0];
+    int64_t ldf = s->ld[0];
     if (rc == GS_OK)
         rc = gs_sol_geqrf_run(c, s, m, n, f, ldf, s->vec);
     if (rc == GS_OK) /* R's diagonal, for gs_aqr_exact */

@@ -45,14 +45,6 @@ static int gs_asvd_work(gs_call_t *c, gs_sol_t *s)
     return gs_sol_svd_size(c, s);
 }
 
-/* Output x (1: U, 2: Vh), rows x cols as stored, from src (leading dimension ld): copied, or transposed (t). */
-static int gs_asvd_put(gs_call_t *c, const gs_sol_t *s, int x, bool t, const char *src, int64_t ld, int64_t rows,
-                       int64_t cols)
-{
-    return gs_cublas_geam(c, s->p->prec, t ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows, cols, gs_one(s->p->prec),
-                          src, ld, gs_zero(), s->d[x], s->ld[x], s->d[x], s->ld[x]);
-}
-
 /* F into place, its SVD into the layout's U and VT (standing for the outputs in d[1] and d[2] meanwhile), then
  * the outputs: A = F gives U = Uf, Vh = VTf; A = F^T gives U = VTf^T, Vh = Uf^T.  An output stored transposed
  * ('T') takes the other of copy and transpose. */
@@ -81,9 +73,9 @@ static int gs_asvd(gs_call_t *c, gs_sol_t *s)
     const char *su = wide ? l.vtf : l.uf, *sv = wide ? l.uf : l.vtf;
     int64_t ur = wide ? n : m, uc = wide ? n : l.ju, vr = wide ? m : n, vc = wide ? l.ju : n; /* as they are */
     int64_t uld = wide ? n : m, vld = wide ? m : n;
-    if ((rc = gs_asvd_put(c, s, 1, tu, su, uld, tu ? uc : ur, tu ? ur : uc)) != GS_OK)
+    if ((rc = gs_arr_put(c, s, 1, tu ? 'T' : 'N', su, uld, tu ? uc : ur, tu ? ur : uc)) != GS_OK)
         return rc;
-    return gs_asvd_put(c, s, 2, tv, sv, vld, tv ? vc : vr, tv ? vr : vc);
+    return gs_arr_put(c, s, 2, tv ? 'T' : 'N', sv, vld, tv ? vc : vr, tv ? vr : vc);
 }
 
 /* A singular vector is the original's up to its phase only where its singular value is apart from the others: two

@@ -154,6 +154,16 @@ GS_HIDDEN int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s);
 GS_HIDDEN int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s);
 GS_HIDDEN size_t gs_sol_svdp_extra(const gs_lapack_t *p, size_t es);
 
+/* The Python layer's operations on NumPy's arrays (cuda_arrays.c, cuda_arrays_svd.c, cuda_arrays_qr.c).  Output x
+ * of s, rows x cols as it is stored, from op(src) by cuBLAS's geam, op as t says (gs_op: 'N' a copy, 'T' the
+ * transpose, 'C' the conjugate transpose), src with leading dimension ld. */
+GS_HIDDEN int gs_arr_put(gs_call_t *c, gs_sol_t *s, int x, char t, const void *src, int64_t ld, int64_t rows,
+                         int64_t cols);
+/* A stored as its transpose (ta 'T') is transposed on the device into the start of extra, which then stands for
+ * d[0]: A, m x n, column-major with leading dimension m; gs_arr_own_bytes, those it takes of extra. */
+GS_HIDDEN int gs_arr_own(gs_call_t *c, gs_sol_t *s);
+GS_HIDDEN size_t gs_arr_own_bytes(const gs_lapack_t *p, size_t es);
+
 /* Copies bytes between host and device on the compute stream (small arrays: pivots, scalars, INFO). */
 GS_HIDDEN int gs_small_copy(gs_call_t *c, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 /* Bytes of a vector of min(m, n) elements, and of min(m, n) reals. */
