@@ -31,17 +31,33 @@ import numpy as np
 sys.path.insert(0, "bench/apps")
 from run import differ
 a = {"x": np.array([1.0, 2.0]), "y": np.array([3.0])}
-print(differ(a, {"x": np.array([1.0, 2.0 + 1e-9]), "y": np.array([3.0])}, 1e-8),
-      differ(a, {"x": np.array([1.0, 2.0 + 1e-6]), "y": np.array([3.0])}, 1e-8), differ(a, {"x": a["x"]}, 1e-8))
+for res in ({"x": np.array([1.0, 2.0 + 1e-9]), "y": np.array([3.0])},
+            {"x": np.array([1.0, 2.0 + 1e-6]), "y": np.array([3.0])}, {"x": a["x"]}):
+    print({k: f"{d:.0e}" for k, d in differ(a, res, 1e-8).items()}, end=" ")
 PY
-check "the comparison passes rounding and names a difference or a missing result" \
-    test "$(cat $W/differ.out)" = "[] ['x'] ['y']"
+check "the comparison passes rounding, names a difference with its size and a missing result" \
+    test "$(cat $W/differ.out)" = "{} {'x': '5e-07'} {'y': 'inf'} "
 # A program whose prerequisite is missing is reported and fails the check, not skipped.
 PATH=/nonexistent $PY bench/apps/run.py --size small --rounds 1 --check --only octave --results $W/none \
     >/dev/null 2>$W/none.err
 rc=$?
 check "a program that cannot run is named and fails the check" \
     test $rc = 1 -a "$(grep -c 'apps: octave: missing the command octave-cli' $W/none.err)" = 1
+# --layer runs the Python programs as `python -m gpushim` does: scipy.signal's transforms (pocketfft) reach the
+# GPU only through the layer.
+for l in symbols layer; do
+    $PY bench/apps/run.py --size small --rounds 1 --only scipy_signal $([ $l = layer ] && echo --layer) \
+        --results $W/$l --env GPUSHIM_CUDA_LIBDIR=$SI --env GPUSHIM_OFFLOAD=always >$W/$l.out 2>$W/$l.err
+done
+gpu_calls() { awk -F'|' '/^\| scipy_signal/ {split($6, c, " "); print c[1] + 0}' $W/$1.out; }
+check "--layer: scipy.signal agrees, and more of its calls reach the GPU ($(gpu_calls symbols) without, \
+$(gpu_calls layer) with)" sh -c "grep -q '| agree |' $W/layer.out && [ $(gpu_calls layer) -gt $(gpu_calls symbols) ]"
+# A program that runs past --timeout is stopped, named, and not run again.
+$PY bench/apps/run.py --size small --rounds 2 --check --only numpy_loops --timeout 0.01 --results $W/slow \
+    >/dev/null 2>$W/slow.err
+rc=$?
+check "a program past --timeout is stopped once and fails the check" \
+    test $rc = 1 -a "$(grep -c 'stopped after --timeout 0.01 s' $W/slow.err)" = 1
 $PY bench/apps/run.py --only nosuch >/dev/null 2>$W/unknown.err
 check "an unknown program is named" grep -q 'no program nosuch (--list lists them)' $W/unknown.err
 finish

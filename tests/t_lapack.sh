@@ -99,6 +99,14 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
             $PYV tests/py/compare.py $W/sv.ref.npz $W/sv.npz >/dev/null &&
             [ $(count $W/f.log -- where=gpu routine=dgesdd opts=NN m=1024) = 1 ] &&
             [ $(count $W/f.log -- where=cpu 'routine=*gesdd' opts=NN m=200 'why=gpu error: *') = 2 ]"
+    # Economy SVDs of tall matrices past 2^15 rows (tests/py/svd_tall.py), as scipy.optimize.least_squares
+    # takes them: the stand-in's workspaces for them once overflowed an int.
+    $PYV tests/py/svd_tall.py $W/tall.ref.npz 34000
+    rm -f $W/f.log
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log $PYV tests/py/svd_tall.py $W/tall.npz 34000 2>$W/tall.err
+    check "tall SVDs of 34000 rows, forced: results equal, 6 on the GPU, nothing on stderr" \
+        sh -c "$PYV tests/py/compare.py $W/tall.ref.npz $W/tall.npz >/dev/null && [ ! -s $W/tall.err ] &&
+            [ $(count $W/f.log -- where=gpu 'routine=*gesdd') = 6 ]"
     rm -f $W/f.log
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
         $W/f.npz 200 2>$W/f.err

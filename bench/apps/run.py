@@ -8,13 +8,18 @@ RESULTS/apps-SIZE.md (the table), RESULTS/apps-SIZE.jsonl (every run) and, where
 RESULTS/apps-SIZE.png (the speed-ups).
 
 usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only NAME,...] [--lib PATH]
-                                [--env VAR=VALUE]... [--parts] [--results DIR] [--check] [--list]
+                                [--env VAR=VALUE]... [--layer] [--parts] [--timeout S] [--results DIR] [--check]
+                                [--list]
   --size    small: seconds on 2 cores, for the tests (tests/t_apps.sh); medium: sizes where the GPU should
             not matter (nothing may get slower); large: where it should (default)
   --lib     the library to preload (default build/libgpushim.so); --env sets a variable for its runs only
             (GPUSHIM_OFFLOAD=never, GPUSHIM_CUDA_LIBDIR=... for the stand-in)
+  --layer   runs the Python programs under gpushim as `python -m gpushim PROGRAM` (the package from this
+            checkout): with the numpy.linalg, scipy.linalg, numpy.fft and scipy.fft layer, as the installed package
+            gives it; without, LD_PRELOAD alone (the symbols)
   --parts   also runs gpushim with each of its parts turned off by its switch (PARTS below), in the same
             alternating rounds, and writes RESULTS/apps-SIZE-parts.md: what each part costs or gains a program
+  --timeout a run's limit in s (default 3600): a program past it is stopped, reported, and not run again
   --check   exit status 1 unless every program ran and agreed (results only; the times mean nothing there)
 Each program takes SIZE and OUT, its last two arguments, and writes its results to OUT: a NumPy .npz, or
 text lines "NAME VALUE..." (C, Octave, R).  A program whose prerequisite is missing is reported, not skipped.
@@ -105,14 +110,16 @@ def load(path):
 
 
 def differ(ref, res, rtol):
-    """The results of res that are not ref's within rtol of each result's largest magnitude"""
-    bad = sorted(set(ref) ^ set(res))
+    """The results of res that are not ref's within rtol of each result's largest magnitude: name -> the
+    difference relative to that magnitude (inf for a result missing or of another shape)"""
+    bad = {k: float("inf") for k in set(ref) ^ set(res)}
     for k in set(ref) & set(res):
         x, y = ref[k], res[k]
         scale = max(1.0, float(np.nanmax(np.abs(x)))) if x.size else 1.0
-        if x.shape != y.shape or not np.array_equal(np.isnan(x), np.isnan(y)) or \
-                np.nanmax(np.abs(x - y), initial=0) > rtol * scale:
-            bad.append(k)
+        if x.shape != y.shape or not np.array_equal(np.isnan(x), np.isnan(y)):
+            bad[k] = float("inf")
+        elif np.nanmax(np.abs(x - y), initial=0) > rtol * scale:
+            bad[k] = float(np.nanmax(np.abs(x - y))) / scale
     return bad
 
 
@@ -141,15 +148,23 @@ def run_once(prog, side, args, work, i, logged=False):
     env = dict(os.environ)
     if side != "cpu":
         env.update(args.env, LD_PRELOAD=args.lib, **({"GPUSHIM_LOG": log} if logged else {}))
+        if args.layer and cmd[0] == "{py}":  # as `python -m gpushim` runs it, from this checkout
+            argv[1:1] = ["-m", "gpushim"]
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.join(ROOT, "scripts", "python"),
+                                                              env.get("PYTHONPATH")]))
         env.update(dict(PARTS).get(side, {}))
     t0 = time.perf_counter()
-    p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                       timeout=args.timeout)
+    try:
+        p = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           timeout=args.timeout)
+        status, err = p.returncode, (p.stderr.strip().splitlines() or ["no output"])[-1][:300]
+    except subprocess.TimeoutExpired:
+        status, err = None, f"stopped after --timeout {args.timeout:g} s"
     seconds = time.perf_counter() - t0
     rec = {"program": name, "side": side, "round": i, "size": args.size, "seconds": round(seconds, 3),
-           "status": p.returncode, "out": out}
-    if p.returncode != 0 or not os.path.exists(out):
-        rec["error"] = (p.stderr.strip().splitlines() or ["no output"])[-1][:300]
+           "status": status, "out": out}
+    if status != 0 or not os.path.exists(out):
+        rec["error"] = err
     if logged:
         rec["gpu_calls"], rec["calls"], rec["call_seconds"] = calls(log)
     return rec
@@ -163,28 +178,30 @@ def run_program(prog, args, work, jl):
         print(f"apps: {name}: missing {lack}", file=sys.stderr)
         return {"program": name, "what": what, "missing": lack}
     runs, sides = [], ["cpu", "gpushim"] + ([p[0] for p in PARTS] if args.parts else [])
-    for i in range(1, args.rounds + 1):
-        for side in sides if i % 2 else sides[::-1]:
-            rec = run_once(prog, side, args, work, i)
-            jl.write(json.dumps(rec) + "\n")
-            jl.flush()
-            runs.append(rec)
-            print(f"apps: {name} round {i} {side}: {rec['seconds']:.2f} s"
-                  + (f", error: {rec['error']}" if "error" in rec else ""), file=sys.stderr)
-    logged = run_once(prog, "gpushim", args, work, "log", logged=True)
-    jl.write(json.dumps(dict(logged, side="gpushim, logged")) + "\n")
-    runs.append(dict(logged, side="gpushim, logged"))
+    plan = [(i, side) for i in range(1, args.rounds + 1) for side in (sides if i % 2 else sides[::-1])]
+    for i, side in plan + [("log", "gpushim, logged")]:
+        rec = run_once(prog, side.split(",")[0], args, work, i, logged=i == "log")
+        rec["side"] = side
+        jl.write(json.dumps(rec) + "\n")
+        jl.flush()
+        runs.append(rec)
+        print(f"apps: {name} round {i} {side}: {rec['seconds']:.2f} s"
+              + (f", error: {rec['error']}" if "error" in rec else ""), file=sys.stderr)
+        if rec["status"] is None:  # the next runs would take as long
+            break
     ok = [r for r in runs if "error" not in r]
     ref = next((r for r in ok if r["side"] == "cpu"), None)
-    bad = set()
+    bad = {}
     if ref:
         for r in ok:
-            bad.update(differ(load(ref["out"]), load(r["out"]), rtol))
-    row = {"program": name, "what": what, "failed": len(runs) - len(ok), "differ": sorted(bad), "runs": len(runs)}
+            for k, d in differ(load(ref["out"]), load(r["out"]), rtol).items():
+                bad[k] = max(bad.get(k, 0), d)
+    row = {"program": name, "what": what, "failed": len(plan) + 1 - len(ok), "differ": bad, "runs": len(plan) + 1}
     for side in sides:
         t = [r["seconds"] for r in ok if r["side"] == side]
         row[side] = (statistics.median(t), min(t), max(t)) if t else None
-    if "error" not in logged:
+    logged = runs[-1]
+    if logged["side"] == "gpushim, logged" and "error" not in logged:
         row.update({k: logged[k] for k in ("gpu_calls", "calls", "call_seconds")})
     return row
 
@@ -193,7 +210,7 @@ def table(rows, args):
     """The Markdown table"""
     head = (f"Size {args.size}, {args.rounds} rounds alternating, whole-process wall time in s: median "
             f"(least-most), without the offload log; the calls and the log's seconds from one more run with it; "
-            f"gpushim: {args.lib}" + "".join(f" {k}={v}" for k, v in args.env.items()) + "\n\n"
+            f"gpushim: {args.lib}" + (" under python -m gpushim (the layer)" if args.layer else "") + "".join(f" {k}={v}" for k, v in args.env.items()) + "\n\n"
             "| program | CPU | gpushim | speed-up | calls on the GPU | log s GPU / CPU | results |\n"
             "| --- | --- | --- | --- | --- | --- | --- |\n")
     lines = []
@@ -207,7 +224,7 @@ def table(rows, args):
         s = f"{r['call_seconds']['gpu']:.2f} / {r['call_seconds']['cpu']:.2f}" if "calls" in r else "-"
         res = "agree" if not r["differ"] and not r["failed"] else \
             (f"{r['failed']} of {r['runs']} runs failed; " if r["failed"] else "") + \
-            (f"differ: {', '.join(r['differ'])}" if r["differ"] else "")
+            (f"differ: {', '.join(f'{k} ({d:.1e})' for k, d in sorted(r['differ'].items()))}" if r["differ"] else "")
         lines.append(f"| {r['program']} | {t['cpu']} | {t['gpushim']} | {up} | {c} | {s} | {res} |")
     return head + "\n".join(lines) + "\n"
 
@@ -256,6 +273,7 @@ def main():
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--parts", action="store_true")
+    ap.add_argument("--layer", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()

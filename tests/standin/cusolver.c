@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <cusolverDn.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,8 +148,11 @@ static void run(void *arg)
     const job_t *j = arg;
     int p = j->p, m = (int)j->m, n = (int)j->n, k = (int)j->k, nrhs = (int)j->nrhs, lda = (int)j->lda,
         ldb = (int)j->ldb, ldu = (int)j->ldu, ldvt = (int)j->ldvt, info = 0, cplx = p >= C;
-    int mx = (m > n ? m : n) + 1, lwork = 64 * mx + 2 * mx * mx, liwork = 8 * mx + 5 * mx + 3;
-    int lrwork = 5 * mx * mx + 7 * mx + 1 + 2 * mx * mx;
+    /* The square routines (which set n alone) need about 2 n^2, a tall SVD about m n: counted in 64 bits, which
+     * m = 60000 needs. */
+    int64_t mx = (m > n ? m : n) + 1, mn = (m > 0 && n > 0 ? (m < n ? m : n) : mx - 1) + 1;
+    int64_t lw = 64 * mx + 2 * mx * mn, lrw = 7 * mx * mn + 7 * mx + 1;
+    int lwork = lw < INT_MAX ? (int)lw : INT_MAX, lrwork = lrw < INT_MAX ? (int)lrw : INT_MAX, liwork = (int)(13 * mx + 3);
     void *work = calloc((size_t)lwork, esize[p]), *rwork = calloc((size_t)lrwork, 8);
     int *iwork = calloc((size_t)liwork, sizeof(int)), *piv = calloc((size_t)mx, sizeof(int));
     char c1 = j->c1, c2 = j->c2, c3 = j->c3;

@@ -222,8 +222,16 @@ static double gs_lapack_flops(const gs_lapack_t *p)
     case GS_OP_syev: f = 4 * n * n * n / 3 + (p->job1 == 'V' ? 8 * n * n * n / 3 : 0); break;
     case GS_OP_gesdd:
     case GS_OP_gesvd: {
-        double big = m > n ? m : n;
-        f = 4 * big * mn * mn - 4 * mn * mn * mn / 3 + (p->job1 != 'N' ? 8 * big * mn * mn + 4 * mn * mn * mn : 0);
+        /* LAPACK's paths: a matrix much taller than wide (or wider than tall: big >= 11/6 mn, its MNTHR) is first
+         * reduced by QR (LQ) to mn x mn, whose SVD follows, and with vectors Q is formed and multiplied in.
+         * Counted as a square one of big rows, scipy.optimize's 60000 x 400 was predicted at 1.15 s on the H100
+         * machine's CPU, where its program's times put it nearer 0.2 (bench/RESULTS.md, 2026-12-05, fourth
+         * session); the whole-call rates of the policy come from square matrices. */
+        double big = m > n ? m : n, vec = p->job1 != 'N', sq = mn * mn * mn;
+        if (6 * big >= 11 * mn)
+            f = 2 * big * mn * mn - 2 * sq / 3 + 8 * sq / 3 + (vec ? 4 * big * mn * mn - 2 * sq / 3 + 12 * sq : 0);
+        else
+            f = 4 * big * mn * mn - 4 * sq / 3 + (vec ? 8 * big * mn * mn + 4 * sq : 0);
         break;
     }
     case GS_OP_gelsd: /* QR when m != n, the SVD of an mn x mn matrix with its vectors, and the products */
