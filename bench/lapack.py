@@ -8,7 +8,8 @@ usage: python lapack.py numpy|cupy [--layer] [CASE...]   (default: every case); 
   sizes: SIZES (default "1024 2048 4096 8192 16384"); BIG (default 8192): the largest n for the eigensolvers,
   the SVD, lstsq and schur, whose CPU times grow past minutes at 16384
   cases: solve (64 right-hand sides), solve_f (the same with A in Fortran order), inv, cholesky, eigh, svd,
-  svdvals (numpy.linalg.svd without vectors), qr, det, lstsq (64 right-hand sides), eig,
+  svdvals (numpy.linalg.svd without vectors), qr, det, lstsq (64 right-hand sides), slstsq (scipy.linalg.lstsq,
+  the same), eig,
   lu (scipy.linalg.lu_factor, then lu_solve with 64 right-hand sides, 10 times), cho (cho_factor, then
   cho_solve likewise), and ssolve and scholesky: scipy.linalg.solve and cholesky, which hand LAPACK a
   Fortran-ordered copy made in one pass, where numpy.linalg copies column by column with a strided BLAS copy;
@@ -30,10 +31,10 @@ if "--layer" in sys.argv:
     sys.argv.remove("--layer")
     import gpushim  # noqa: F401  (the layer's wrappers)
 cases = sys.argv[2:] or ["solve", "solve_f", "inv", "cholesky", "eigh", "svd", "svdvals", "qr", "det", "lstsq",
-                         "eig", "lu", "cho", "ssolve", "scholesky", "seigh", "seigh_evd", "seigh_evx", "ssym",
+                         "slstsq", "eig", "lu", "cho", "ssolve", "scholesky", "seigh", "seigh_evd", "seigh_evx", "ssym",
                          "schur"]
 # Cases whose CPU time grows past minutes beyond BIG.
-slow = ("eigh", "svd", "svdvals", "eig", "lstsq", "seigh", "seigh_evd", "seigh_evx", "schur")
+slow = ("eigh", "svd", "svdvals", "eig", "lstsq", "slstsq", "seigh", "seigh_evd", "seigh_evx", "schur")
 sizes = [int(s) for s in os.environ.get("SIZES", "1024 2048 4096 8192 16384").split()]
 big = int(os.environ.get("BIG", "8192"))
 repeat = int(os.environ.get("REPEAT", "2"))
@@ -89,6 +90,8 @@ def run_numpy(case, a, b):
         return la.det(a)
     if case == "lstsq":
         return la.lstsq(a, b, rcond=None)
+    if case == "slstsq":
+        return sla.lstsq(a, b)
     if case == "eig":
         return la.eig(a)
     if case == "lu":
@@ -109,7 +112,8 @@ def run_cupy(case, a, b):
         "scholesky": lambda: la.cholesky(da), "inv": lambda: la.inv(da), "cholesky": lambda: la.cholesky(da),
         "eigh": lambda: la.eigh(da), "svd": lambda: la.svd(da),
         "svdvals": lambda: la.svd(da, compute_uv=False), "qr": lambda: la.qr(da), "det": lambda: la.det(da),
-        "lstsq": lambda: la.lstsq(da, db, rcond=None), "eig": lambda: la.eig(da) if hasattr(la, "eig") else None,
+        "lstsq": lambda: la.lstsq(da, db, rcond=None), "slstsq": lambda: la.lstsq(da, db, rcond=None),
+        "eig": lambda: la.eig(da) if hasattr(la, "eig") else None,
         "lu": lambda: (lambda f: [cla.lu_solve(f, db) for _ in range(10)])(cla.lu_factor(da)),
         "cho": lambda: (lambda f: [cla.cho_solve(f, db) for _ in range(10)])(cla.cho_factor(da)),
     }[case]()

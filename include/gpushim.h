@@ -45,8 +45,8 @@ typedef struct {
 
 /* Runs one numpy.linalg or scipy.linalg operation on the arrays, in the layout they have, through the same
  * policy, residency cache, log and fallback as the library's LAPACK calls; api names the Python function in the
- * log ("numpy.linalg.solve").  op and its arrays, inputs first (every array of one dtype but W, real, and P,
- * SciPy's pivots: n int32, 0-based, any stride):
+ * log ("numpy.linalg.solve").  op and its arrays, inputs first (every array of one dtype but W and C, real, and P,
+ * SciPy's pivots: n int32, 0-based, any stride, and R):
  *   "solve"     A (n x n), B (n, or n x k), X (B's shape): A X = B
  *   "inv"       A (n x n), X (n x n): A X = I
  *   "cholesky"  A (n x n), L (n x n): A = L L^H (uplo "L") or L^H L ("U") from A's triangle uplo; L's other
@@ -78,7 +78,14 @@ typedef struct {
  *               part below the diagonal zero, k = min(m, n) (uplo "S") or m ("A"); not done when an element of
  *               R's diagonal is within 1000 epsilons of the largest (Q's later columns then rounding's)
  *   "qr_r"      A (m x n), R (k x n): R alone
- * uplo is "L" or "U" (ignored by solve, inv, slogdet, lu_factor and svdvals; lu_solve's transposition; svd's,
+ *   "lstsq"     A (m x n), B (m, or m x k), C (1, real), X (max(m, n), or max(m, n) x k), W (min(m, n)), R (1
+ *               int32): least squares as LAPACK's gelsd computes them, singular values at or below C times the
+ *               largest counted as zero (C at or below 0, or 1 and over: machine precision, as gelsd): X as gelsd
+ *               leaves B (the minimum-norm solution in its first n rows, and when m > n the residual in the
+ *               others), W the singular values, R the rank; not done when a singular value is within 1000
+ *               epsilons of the largest from the cut-off (the rank then rounding's), nor for an A or B that LAPACK
+ *               scales first
+ * uplo is "L" or "U" (ignored by solve, inv, slogdet, lu_factor, svdvals and lstsq; lu_solve's transposition; svd's,
  * qr's and qr_r's job).  A matrix has one
  * dimension of unit stride; the outputs are the caller's fresh arrays.  Returns 1 when the call is done, its results
  * in the outputs; 0 when it is not (the policy keeps it on the CPU, the GPU failed or found the matrix singular or
@@ -91,10 +98,10 @@ int gpushim_linalg(const char *api, const char *op, const char *uplo, int narray
 #define GPUSHIM_LINALG_FINITE 1
 
 /* The smallest order n for which gpushim_linalg's op on an n x n matrix of dtype (with nrhs right-hand sides, for
- * solve; 1 otherwise) could be done, by the policy in effect (GPUSHIM_OFFLOAD, the routine's threshold): a call
- * on a smaller matrix would not be, and the caller may make it itself without asking.  INT64_MAX when no call
- * of op is done (an unknown op or dtype, GPUSHIM_OFFLOAD=never, the routine off).  The policy is read once, so
- * the answer holds for the process. */
+ * solve and lstsq; 1 otherwise) could be done, by the policy in effect (GPUSHIM_OFFLOAD, the routine's
+ * threshold): a call on a smaller matrix would not be, and the caller may make it itself without asking.
+ * INT64_MAX when no call of op is done (an unknown op or dtype, GPUSHIM_OFFLOAD=never, the routine off).  The
+ * policy is read once, so the answer holds for the process. */
 int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t nrhs);
 
 /* Runs one numpy.fft transform of in into out through the same policy, log and fallback as the library's FFTW

@@ -3,7 +3,7 @@
 # by their Python names, with the program's line as the site; each way in gives the layer (import gpushim first,
 # python -m gpushim, gpushim-run, plain LD_PRELOAD through gpushim.pth), and GPUSHIM_PYTHON=0 or no library
 # gives none; NumPy's own linalg suite, and SciPy's tests of cho_factor, cho_solve, lu_factor, lu_solve, eigh, inv,
-# solve, svd and qr, with the layer on and every call forced, pass as without it.
+# solve, svd, qr and lstsq, with the layer on and every call forced, pass as without it.
 . "$(dirname "$0")/lib.sh"
 NP2=$ROOT/build/venv-np2/bin/python
 have "build/venv-np2 (NumPy 2.x, SciPy, pytest)" $NP2 -c 'import numpy, scipy, pytest' || { finish; exit 1; }
@@ -27,9 +27,9 @@ for mode in always auto; do
     check "$mode: no stand-in violation" test "$(standin violations)" = 0
 done
 for f in numpy.linalg.solve numpy.linalg.inv numpy.linalg.cholesky numpy.linalg.eigh numpy.linalg.eigvalsh \
-    numpy.linalg.det numpy.linalg.slogdet numpy.linalg.svd numpy.linalg.qr scipy.linalg.cho_factor \
+    numpy.linalg.det numpy.linalg.slogdet numpy.linalg.svd numpy.linalg.qr numpy.linalg.lstsq scipy.linalg.cho_factor \
     scipy.linalg.cho_solve scipy.linalg.lu_factor scipy.linalg.lu_solve scipy.linalg.eigh scipy.linalg.inv \
-    scipy.linalg.solve scipy.linalg.svd scipy.linalg.qr; do
+    scipy.linalg.solve scipy.linalg.svd scipy.linalg.qr scipy.linalg.lstsq; do
     check "forced: $f on the GPU, by its Python name, the program's line its site" \
         sh -c "[ $(count $W/cases.always.log -- where=gpu symbol=$f 'site=pylayer.py:*') -gt 0 ] &&
             [ $(count $W/cases.always.log -- symbol=$f 'site=*_linalg*') = 0 ]"
@@ -137,7 +137,7 @@ check "no library: the .pth hook imports nothing" grep -q '^False False ' $W/way
 
 # The suites of the wrapped functions with the layer on (gpushim.pth), every call forced, as tests/t_pylinalg.sh
 # runs them (SciPy's with its BLAS calls on the CPU): NumPy's linalg suite, SciPy's of cho_factor, cho_solve, eigh,
-# svd and qr (test_decomp), lu_factor, lu_solve, and inv and solve (test_basic).
+# svd and qr (test_decomp), lu_factor, lu_solve, and inv, solve and lstsq (test_basic).
 # suite NAME MODULES...
 suite() {
     name=$1
@@ -158,7 +158,7 @@ suite() {
 suite numpy numpy.linalg
 suite scipy scipy.linalg.tests.test_decomp_cholesky scipy.linalg.tests.test_decomp scipy.linalg.tests.test_decomp_lu \
     scipy.linalg.tests.test_basic
-for f in cho_factor cho_solve lu_factor lu_solve eigh inv solve svd qr; do
+for f in cho_factor cho_solve lu_factor lu_solve eigh inv solve svd qr lstsq; do
     n=$(count $W/scipy.log -- where=gpu symbol=scipy.linalg.$f)
     check "scipy: SciPy's tests call scipy.linalg.$f through the layer on the GPU path ($n)" test "$n" -gt 0
 done

@@ -24,6 +24,7 @@ static const gs_sol_op_t *const gs_sol_array_ops[GS_NOPS] = {
     [GS_OP_gesv] = &gs_sol_arr_gesv, [GS_OP_potrf] = &gs_sol_arr_potrf, [GS_OP_syevd] = &gs_sol_arr_syevd,
     [GS_OP_getrf] = &gs_sol_arr_getrf, [GS_OP_getrs] = &gs_sol_arr_getrs, [GS_OP_potrs] = &gs_sol_arr_potrs,
     [GS_OP_posv] = &gs_sol_arr_posv, [GS_OP_gesdd] = &gs_sol_arr_svd, [GS_OP_geqrf] = &gs_sol_arr_qr,
+    [GS_OP_gelsd] = &gs_sol_arr_gelsd,
 };
 
 /* The descriptor of p's operation: on NumPy's arrays, or on LAPACK's arguments. */

@@ -107,9 +107,9 @@ GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev, gs_sol
 GS_HIDDEN extern const gs_sol_op_t gs_sol_sytrf, gs_sol_sytrs, gs_sol_sysv;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_gels, gs_sol_gelsd;
 /* The same operations on NumPy's arrays (gs_lapack_t's arrays: cuda_arrays.c, cuda_arrays_svd.c,
- * cuda_arrays_qr.c). */
+ * cuda_arrays_qr.c, cuda_arrays_lstsq.c). */
 GS_HIDDEN extern const gs_sol_op_t gs_sol_arr_gesv, gs_sol_arr_potrf, gs_sol_arr_syevd, gs_sol_arr_getrf,
-    gs_sol_arr_getrs, gs_sol_arr_potrs, gs_sol_arr_posv, gs_sol_arr_svd, gs_sol_arr_qr;
+    gs_sol_arr_getrs, gs_sol_arr_potrs, gs_sol_arr_posv, gs_sol_arr_svd, gs_sol_arr_qr, gs_sol_arr_gelsd;
 
 /* The condition checks of the Python layer's SciPy operations (cuda_rcond.c).  An upper bound of the 1-norm of the
  * n x n matrix stored at x, ld elements apart, as t ('N': itself; 'T': its transpose), each element counted as

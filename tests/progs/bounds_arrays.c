@@ -28,10 +28,10 @@ typedef int fft_t(const char *, const char *, const gpushim_array_t *, const gpu
 static linalg_t *linalg;
 static fft_t *fft;
 
-/* The bytes of an element of NumPy's type t. */
+/* The bytes of an element of NumPy's type t ('i': int32). */
 static size_t esize(char t)
 {
-    return t == 'f' ? 4 : t == 'd' || t == 'F' ? 8 : 16;
+    return t == 'f' || t == 'i' ? 4 : t == 'd' || t == 'F' ? 8 : 16;
 }
 
 /* The offset in elements of element k (C order of the indexes) of x, whose strides are in elements. */
@@ -190,6 +190,29 @@ static void qr_case(const char *l, const char *op, const char *job, char t, int6
     finish(linalg("numpy.linalg.qr", op, job, nx, x, 0), meant);
 }
 
+/* lstsq of A (m x n, layout la) and B (m x k, layout lb; k 0: a vector of m) into X (max(m, n) x k, or a vector;
+ * layout lo), W (min(m, n) reals) and the rank (one int32), the cut-off C an epsilon (-1). */
+static void lstsq_case(const char *l, char t, int64_t m, int64_t n, int64_t k, char la, char lb, char lo, int meant)
+{
+    gpushim_array_t x[6];
+    int64_t sa[2] = {m, n}, sb[2] = {m, k}, sx[2] = {m > n ? m : n, k}, one[1] = {1}, sw[1] = {m < n ? m : n};
+    begin(l);
+    x[0] = array("A", t, 2, sa, la, 0, 0);
+    x[1] = array("B", t, k ? 2 : 1, sb, lb, 0, 0);
+    x[2] = array("C", real_of(t), 1, one, 'C', 0, 0);
+    if (t == 'f' || t == 'F')
+        *(float *)x[2].data = -1;
+    else
+        *(double *)x[2].data = -1;
+    x[3] = array("X", t, k ? 2 : 1, sx, lo, 0, 0);
+    x[4] = array("W", real_of(t), 1, sw, 'C', 0, 0);
+    x[5] = (gpushim_array_t){.data = arr("R", 4), .dtype = 'i', .ndim = 1, .shape = {1}, .strides = {4}};
+    for (int i = 3; i < 6; i++)
+        may_all(&x[i]);
+    arm();
+    finish(linalg("numpy.linalg.lstsq", "lstsq", "N", 6, x, 0), meant);
+}
+
 /* A case's label, kept to the end of the program (check_kept names the case). */
 __attribute__((format(printf, 1, 2))) static const char *lab(const char *fmt, ...)
 {
@@ -224,6 +247,9 @@ static void linalg_group(void)
         qr_case(lab("qr A %c, tall F, Q and R padded F", *t), "qr", "A", *t, N + 2, N, 'F', 'Q', 0, 1);
         qr_case(lab("qr A %c, wide, Q and R padded F", *t), "qr", "A", *t, N, N + 2, 'C', 'Q', 0, 1);
         qr_case(lab("qr_r A %c, tall, R padded C", *t), "qr_r", "A", *t, N + 2, N, 'F', 'P', 0, 1);
+        lstsq_case(lab("lstsq %c, tall, B C, X padded F", *t), *t, N + 2, N, K, 'C', 'C', 'Q', 1);
+        lstsq_case(lab("lstsq %c, wide F, B F, X padded C", *t), *t, N, N + 2, K, 'F', 'F', 'P', 1);
+        lstsq_case(lab("lstsq %c, square, B a vector", *t), *t, N, N, 0, 'C', 'C', 'C', 1);
     }
     /* calls not done, which must write nothing: found singular or not positive definite on the GPU, and forms
      * the entry does not take */
@@ -237,6 +263,7 @@ static void linalg_group(void)
     svd_case("svd X d, no such job", "svd", "X", 'd', N, N, 'C', 'C', 0, 0);
     qr_case("qr S d, A zero", "qr", "S", 'd', N + 2, N, 'C', 'C', 1, 0);
     qr_case("qr S z, Q and R strided in both dimensions", "qr", "S", 'D', N + 2, N, 'C', 'S', 0, 0);
+    lstsq_case("lstsq d, X strided in both dimensions", 'd', N + 2, N, K, 'C', 'C', 'S', 0);
 }
 
 /* ---- gpushim_fft: out within its elements, its gaps as they were; in never written ---- */

@@ -1,5 +1,5 @@
 """The Python layer's decompositions against the originals, as tests/py/pylayer.py checks the other functions
-(with its case(), from its main()): numpy.linalg's and scipy.linalg's svd and qr on C-ordered, Fortran-ordered,
+(with its case(), from its main()): numpy.linalg's and scipy.linalg's svd, qr and lstsq on C-ordered, Fortran-ordered,
 strided and non-contiguous matrices, square, tall and wide, of every dtype, each form of the result (svd's
 full_matrices and compute_uv, qr's modes), and the arguments and matrices that go to the original: errors,
 infinities and NaNs, stacked arrays, keywords the layer does not take, and singular values too close for their
@@ -94,6 +94,53 @@ def qr_cases(t, name, fn, dt, modes):
     t.case(f"{name} {dt} a vector", fn, a[0], _norm=unique)
 
 
+def as_is(r):
+    """A result compared as it is (no phases: least squares' solution, residuals, rank and singular values)."""
+    return r
+
+
+def lstsq_cases(t, name, fn, dt, cut):
+    """fn (numpy.linalg.lstsq or scipy.linalg.lstsq, whose cut-off keyword is cut) on every layout of square, tall
+    and wide matrices, with right-hand sides of each layout and a vector; rank-deficient matrices, cut-offs, and the
+    arguments that go to the original."""
+    for shape in SHAPES:
+        a, b = t.matrix(shape[0], dt, m=shape[1]), t.matrix(shape[0], dt, m=3)
+        for ka, av in t.layouts(a).items():
+            t.case(f"{name} {dt} {shape} A {ka}", fn, av, b, _norm=as_is)
+        for kb, bv in list(t.layouts(b).items()) + [("vector", b[:, 0].copy()), ("vector-strided", b[:, 0])]:
+            t.case(f"{name} {dt} {shape} B {kb}", fn, a, bv, _norm=as_is)
+    a, b = t.matrix(40, dt, m=24), t.matrix(40, dt, m=2)
+    low = a[:, :12] @ t.matrix(12, dt, m=24) / 4  # rank 12: the residuals then go unreported
+    for kind, m in (("rank 12", low), ("a zero column", np.where(np.arange(24) == 5, 0, a).astype(dt)),
+                    ("wide rank 12", low.T.copy())):
+        t.case(f"{name} {dt} {kind}", fn, m, b if kind[0] != "w" else b[:24], _norm=as_is)
+    # a singular value at the cut-off, which rounding puts on either side: the rank is the original's to decide
+    u, _, vh = np.linalg.svd(t.matrix(40, "d", m=24).real, full_matrices=False)
+    sv = np.linspace(2, 1, 24)
+    sv[-1] = 2e-3
+    t.case(f"{name} {dt} a singular value at the cut-off", fn, ((u * sv) @ vh).astype(dt), b, **{cut: 1e-3},
+           _norm=as_is)
+    for c in (-1, 0.5, 1e-3, 2, np.float64(1e-6), "x", np.nan):
+        t.case(f"{name} {dt} {cut}={c!r}", fn, a, b, **{cut: c}, _norm=as_is)
+    t.case(f"{name} {dt} positional", fn, a, b, None, _norm=as_is)
+    t.case(f"{name} {dt} keywords", fn, a=a, b=b, _norm=as_is)
+    t.case(f"{name} {dt} rows differ", fn, a, b[:5], _norm=as_is)
+    t.case(f"{name} {dt} other dtype", fn, a, b.astype(t.OTHER[dt]), _norm=as_is)
+    t.case(f"{name} {dt} stacked", fn, np.stack([a, a]), np.stack([b, b]), _norm=as_is)
+    t.case(f"{name} {dt} empty", fn, np.zeros((0, 3), dt), np.zeros((0, 2), dt), _norm=as_is)
+    t.case(f"{name} {dt} no right-hand side", fn, a, np.zeros((40, 0), dt), _norm=as_is)
+    t.case(f"{name} {dt} a 3-D b", fn, a, b[:, :, None], _norm=as_is)
+    for kind, v in (("NaN", np.nan), ("infinity", np.inf)):
+        m = a.copy()
+        m[3, 2] = v
+        # (NumPy 1's OpenBLAS reports LAPACK's error on such an A on stderr, which the suite takes for the layer's)
+        if name != "lstsq" or np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+            t.case(f"{name} {dt} a {kind}", fn, m, b, _norm=as_is)
+        bv = b.copy()
+        bv[7, 1] = v
+        t.case(f"{name} {dt} a {kind} in b", fn, a, bv, _norm=as_is)
+
+
 def run(t):
     """The cases, through pylayer.py's module t (its case(), matrix() and layouts(), its count of cases)."""
     la = np.linalg
@@ -108,8 +155,15 @@ def run(t):
         t.case(f"svd {dt} hermitian=False", la.svd, a, hermitian=False, _norm=svd_phases)
         qr_cases(t, "qr", la.qr, dt, ("reduced", "complete", "r"))
         t.case(f"qr {dt} mode=complete, keyword a", la.qr, a=a, mode="complete", _norm=unique)
+        lstsq_cases(t, "lstsq", la.lstsq, dt, "rcond")
         if sl is None:
             continue
+        lstsq_cases(t, "scipy lstsq", sl.lstsq, dt, "cond")
+        b = t.matrix(24, dt, m=2)
+        for kw in ({"lapack_driver": "gelsy"}, {"lapack_driver": "gelss"}, {"lapack_driver": "gelsd"},
+                   {"check_finite": False}):
+            t.case(f"scipy lstsq {dt} {kw}", sl.lstsq, a, b, _norm=as_is, **kw)
+        t.overwrite_case(f"scipy lstsq {dt} overwrite_a", sl.lstsq, np.asfortranarray(a), b, overwrite_a=True)
         svd_cases(t, "scipy svd", sl.svd, dt)
         svd_cases(t, "scipy svd gesvd", sl.svd, dt, lapack_driver="gesvd")
         t.case(f"scipy svd {dt} check_finite=False", sl.svd, a, check_finite=False, _norm=svd_phases)
@@ -129,3 +183,6 @@ def run(t):
         t.case(f"qr {dt}", la.qr, (t.matrix(8, "d") * 10).astype(dt), _norm=unique)
     t.case("qr big-endian", la.qr, t.matrix(8, ">f8"), _norm=unique)
     t.case("qr matrix subclass", la.qr, np.asmatrix(t.matrix(8, "d")), _norm=unique)
+    t.case("lstsq matrix subclass", la.lstsq, np.asmatrix(t.matrix(8, "d")), np.asmatrix(t.matrix(8, "d", m=2)),
+           _norm=as_is)
+    t.case("lstsq lists", la.lstsq, [[2.0, 1.0], [1.0, 3.0], [0.0, 1.0]], [1.0, 2.0, 3.0], _norm=as_is)

@@ -10,7 +10,9 @@ errors and warnings are NumPy's and SciPy's own.  gpushim_hook imports this modu
 scipy.linalg has just been imported, for wrap_module."""
 import ctypes
 import functools
+import inspect
 import sys
+import warnings
 
 import numpy as np
 
@@ -128,6 +130,20 @@ def _np_det(a):
             d = a.dtype.type(wide(sign) * np.exp(np.float64(logdet)))
         return d if np.isfinite(d) else NotImplemented
     return _slogdet(a, det)
+
+
+_UNSET = object()  # a keyword not given
+
+
+_defaults = {}
+
+
+def _default(mod, fn, name):
+    """The default of the original mod.fn's keyword name, read once."""
+    key = (mod, fn, name)
+    if key not in _defaults:
+        _defaults[key] = inspect.signature(getattr(sys.modules[mod], fn)._gpushim_original).parameters[name].default
+    return _defaults[key]
 
 
 _FINITE = 1  # GPUSHIM_LINALG_FINITE: the library hands a call back when an input holds an infinity or a NaN,
@@ -304,9 +320,6 @@ def _np_qr(a, mode="reduced"):
     return _qr("numpy.linalg", a, mode == "complete", mode != "r", *((("mode", "r"),) if mode == "r" else ()))
 
 
-_UNSET = object()
-
-
 def _sp_qr(a, overwrite_a=False, lwork=_UNSET, mode="full", pivoting=False, check_finite=True):
     # lwork, a workspace size before SciPy 1.18 and deprecated since, goes to the original whatever its value
     if overwrite_a or lwork is not _UNSET or pivoting is not False or type(mode) is not str or \
@@ -316,19 +329,101 @@ def _sp_qr(a, overwrite_a=False, lwork=_UNSET, mode="full", pivoting=False, chec
     return _qr("scipy.linalg", a, mode != "economic", mode != "r", *((("mode", "r"),) if mode == "r" else ()))
 
 
+def _lstsq(mod, a, b, rcond, t, sides=False):
+    """Least squares' plan, numpy.linalg's and scipy.linalg's (gelsd): a (m x n) and b (m, or m x k) of one dtype,
+    computed in type character t (_computed), rcond the cut-off of the singular values relative to the largest
+    (None: an epsilon of t, times max(m, n) with sides).
+    Its arrays: X as LAPACK's gelsd leaves B, max(m, n) rows in the original's memory order, the solution on top
+    and, when m > n, the residual below; the singular values; the rank.  None, or the arrays, X, the singular
+    values and the rank."""
+    if type(b) is not np.ndarray or b.ndim not in (1, 2) or b.size == 0 or not _wide("lstsq", a, mod) or \
+            b.shape[0] != a.shape[0] or not _plain(a, b) or \
+            not (rcond is None or type(rcond) in (int, float, np.float64, np.float32) and rcond == rcond):
+        return None
+    m, n = a.shape
+    rcond = float(np.finfo(t).eps) * (max(m, n) if sides else 1) if rcond is None else rcond
+    a, b = a.astype(t, copy=False), b.astype(t, copy=False)
+    x = np.empty((max(m, n),) + b.shape[1:], t, _order(_probe(mod, "lstsq", _SPD, _B)[0]))
+    s, rank = np.empty(min(m, n), _REAL[t]), np.empty(1, np.int32)
+    return (a, b, np.array([rcond], _REAL[t]), x, s, rank), x, s, rank
+
+
+def _np_lstsq(a, b, rcond=_UNSET):
+    # NumPy's: in double precision, as NumPy computes it (float32 and complex64 results rounded); rcond None:
+    # max(m, n) epsilons of double.  Not given, the original's default (NumPy 1's "warn" goes to it).
+    if type(a) is not np.ndarray or a.ndim != 2 or a.dtype.char not in _REAL:
+        return None
+    if rcond is _UNSET:
+        rcond = _default("numpy.linalg", "lstsq", "rcond")
+    job = _lstsq("numpy.linalg", a, b, rcond, _computed("numpy.linalg", a), sides=True)
+    if job is None:
+        return None
+    arrays, x, s, rank = job
+    m, n = a.shape
+    r0, rt = _probe("numpy.linalg", "lstsq", _SPD, _B), _REAL[a.dtype.char]
+    make = (lambda *r: r) if type(r0) is tuple else type(r0)
+
+    def finish():
+        k = int(rank[0])
+        # (of a vector b, one sum in an array, as NumPy's)
+        resids = np.sum(np.abs(x[n:]) ** 2, axis=0).reshape(-1) if k == n and m > n else np.array([], rt)
+        return make(x[:n].astype(a.dtype, order="C"), resids.astype(rt, copy=False), type(r0[2])(k),
+                    s.astype(rt, copy=False))
+    return "lstsq", "N", arrays, finish, _FINITE
+
+
+def _sp_lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True, lapack_driver=None):
+    # gelsd, SciPy's default driver, in a's precision; cond None: an epsilon.  The solution is a view of the first
+    # n rows of gelsd's B when m > n, as SciPy returns it, and the residuals are SciPy's sums over the others.
+    if overwrite_a or overwrite_b or lapack_driver not in (None, "gelsd") or type(a) is not np.ndarray or \
+            a.ndim != 2 or a.dtype.char not in _REAL:
+        return None
+    job = _lstsq("scipy.linalg", a, b, cond, a.dtype.char)
+    if job is None or not _sp_lstsq_tall():
+        return None
+    arrays, x, s, rank = job
+    m, n = a.shape
+
+    def finish():
+        k = int(rank[0])
+        resids = np.sum(np.abs(x[n:]) ** 2, axis=0) if k == n and m > n else np.asarray([], dtype=x.dtype)
+        return x[:n] if m > n else x, resids, k, s
+    return "lstsq", "N", arrays, finish, _FINITE if check_finite else 0
+
+
+def _sp_lstsq_tall():
+    """Whether the installed SciPy's lstsq of a tall matrix returns (x, resids, rank, s) as _sp_lstsq makes them
+    (x the first n rows of gelsd's Fortran-ordered B, resids its sums over the others, rank an int); where another
+    version does otherwise, its calls go to it."""
+    r = _probe("scipy.linalg", "lstsq", _TALL, _TALL)
+    x, resids, rank, s = r if type(r) is tuple and len(r) == 4 else (None,) * 4
+    ok = isinstance(x, np.ndarray) and x.shape == (2, 2) and not x.flags.f_contiguous and \
+        x.strides == (x.itemsize, 3 * x.itemsize) and isinstance(resids, np.ndarray) and resids.shape == (2,) and \
+        type(rank) is int and isinstance(s, np.ndarray)
+    return ok
+
+
 # The originals' conventions, which NumPy's and SciPy's versions change, are those of their results on small
 # examples, each made once, at a plan's first call: a symmetric positive definite matrix, and right-hand sides.
 _SPD = np.array([[4.0, 1.0], [1.0, 3.0]])
 _B = np.array([[1.0, 2.0], [3.0, 4.0]])
+_TALL = np.array([[4.0, 1.0], [1.0, 3.0], [2.0, 5.0]])
 _probes = {}
+
+
+def _key(x):
+    """The probe's arguments x as a key: each example array by its identity (they are this module's)."""
+    return tuple(map(_key, x)) if isinstance(x, tuple) else id(x) if isinstance(x, np.ndarray) else x
 
 
 def _probe(mod, fn, *args, **kwargs):
     """The original of mod.fn's result on the example args with the keywords kwargs, from its first such call."""
-    key = (mod, fn, tuple(sorted(kwargs.items())))
+    key = (mod, fn, _key(args), tuple(sorted(kwargs.items())))
     r = _probes.get(key)
     if r is None:
-        r = _probes[key] = getattr(sys.modules[mod], fn)._gpushim_original(*args, **kwargs)
+        with warnings.catch_warnings():  # (NumPy 1's lstsq warns of its rcond's default): not the caller's
+            warnings.simplefilter("ignore")
+            r = _probes[key] = getattr(sys.modules[mod], fn)._gpushim_original(*args, **kwargs)
     return r
 
 
@@ -355,6 +450,7 @@ WRAPPED = (
     ("numpy.linalg", "slogdet", _np_slogdet),
     ("numpy.linalg", "svd", _np_svd),
     ("numpy.linalg", "qr", _np_qr),
+    ("numpy.linalg", "lstsq", _np_lstsq),
     ("scipy.linalg", "cho_factor", _sp_cho_factor),
     ("scipy.linalg", "cho_solve", _sp_cho_solve),
     ("scipy.linalg", "lu_factor", _sp_lu_factor),
@@ -364,6 +460,7 @@ WRAPPED = (
     ("scipy.linalg", "solve", _sp_solve),
     ("scipy.linalg", "svd", _sp_svd),
     ("scipy.linalg", "qr", _sp_qr),
+    ("scipy.linalg", "lstsq", _sp_lstsq),
 )
 
 

@@ -1,10 +1,11 @@
 /* LAPACK operations on arrays as NumPy holds them (gpushim_linalg, include/gpushim.h), for the Python layer
  * (scripts/python/gpushim/_linalg.py).  Each call is described as the LAPACK routine that computes it (gesv,
- * getrf, getrs, potrf, potrs, syevd, gesdd, geqrf) on the matrices as they are stored, and runs through the one
+ * getrf, getrs, potrf, potrs, syevd, gesdd, geqrf, gelsd) on the matrices as they are stored, and runs through the one
  * dispatcher: a C-ordered matrix is its transpose in column-major order, so a triangle of A is the other one of
  * its storage (the LU operations transpose A on the device, to factor A itself as NumPy does, and so do the
  * solves with factors, whose factors are those of A itself); B and the results go through transposes on the
- * device (backend/cuda_arrays.c, cuda_arrays_svd.c, cuda_arrays_qr.c), never a copy on the host.  SciPy's pivots,
+ * device (backend/cuda_arrays.c, cuda_arrays_svd.c, cuda_arrays_qr.c, cuda_arrays_lstsq.c), never a copy on the
+ * host.  SciPy's pivots,
  * int32 and 0-based, are read and written on the host.  A call the dispatcher leaves to the CPU is not done, and
  * not logged: the caller's original function runs, and its own LAPACK call is.  The operations named *_rcond are
  * SciPy's, which warns of an ill-conditioned matrix: the backend hands such a call back (backend/cuda_rcond.c). */
@@ -192,7 +193,7 @@ static bool gs_arr_qr(gs_lapack_t *p, const gs_mat_t *m, int nmat, char job)
 }
 
 /* The operations: name, LAPACK operation, arrays, which of them hold reals (bit i for array i), and which holds
- * SciPy's pivots (i + 1 for array i; 0: none). */
+ * SciPy's pivots, or lstsq's rank (i + 1 for array i; 0: none). */
 static const struct {
     const char *name;
     uint8_t op, narrays, real, piv;
@@ -202,7 +203,7 @@ static const struct {
     {"slogdet", GS_OP_getrf, 2, 0, 0},    {"lu_factor", GS_OP_getrf, 3, 0, 3},   {"lu_solve", GS_OP_getrs, 4, 0, 2},
     {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},    {"solve_rcond", GS_OP_gesv, 3, 0, 0},
     {"posv_rcond", GS_OP_posv, 3, 0, 0},  {"svd", GS_OP_gesdd, 4, 2, 0},        {"svdvals", GS_OP_gesdd, 2, 2, 0},
-    {"qr", GS_OP_geqrf, 3, 0, 0},         {"qr_r", GS_OP_geqrf, 2, 0, 0},
+    {"qr", GS_OP_geqrf, 3, 0, 0},         {"qr_r", GS_OP_geqrf, 2, 0, 0},        {"lstsq", GS_OP_gelsd, 6, 0x14, 6},
 };
 
 /* The routine of operation op in precision prec. */
@@ -214,6 +215,32 @@ static int gs_arr_routine(int op, int prec)
     return -1;
 }
 
+/* lstsq (gelsd): A m x n and B m x k as NumPy's, X max(m, n) x k: X as xGELSD leaves B, the least-squares
+ * solution of A X = B in its first n rows and, when m > n, the residual in the others, the singular values at or
+ * below rcond (R's one element) times the largest dropped; the singular values into W (min(m, n) reals)
+ * (backend/cuda_arrays_lstsq.c); the rank into the int32 of the last array (gs_arr_rank). */
+static bool gs_arr_lstsq(gs_lapack_t *p, const gs_mat_t *m)
+{
+    const gs_mat_t *a = &m[0], *b = &m[1], *r = &m[2], *x = &m[3], *w = &m[4];
+    int64_t rows = gs_arr_rows(a), cols = gs_arr_cols(a), k = gs_arr_cols(b);
+    if (gs_arr_rows(b) != rows || !gs_arr_is(x, gs_max(rows, cols), k) || r->rows * r->cols != 1 || w->t != 'N' ||
+        w->cols != 1 || w->rows != gs_min(rows, cols))
+        return false;
+    p->m = rows, p->n = cols, p->nrhs = k, p->b = b->p, p->ldb = b->ld, p->tb = b->t;
+    p->x = x->p, p->ldx = x->ld, p->tx = x->t, p->w = w->p;
+    p->rcond = p->prec & 1 ? *(const double *)r->p : *(const float *)r->p;
+    return true;
+}
+
+/* x as lstsq's rank: one int32 (NumPy's 'i'). */
+static bool gs_arr_rank(gs_lapack_t *p, const gpushim_array_t *x)
+{
+    if (x->dtype != 'i' || x->ndim != 1 || x->shape[0] != 1 || !x->data || (uintptr_t)x->data % 4 != 0)
+        return false;
+    p->rank = x->data;
+    return true;
+}
+
 /* The call's arguments from the arrays (the matrices in m, in order, the pivots apart): false when they are of a
  * form this does not take. */
 static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int narrays, const gpushim_array_t *x)
@@ -221,7 +248,7 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
     int prec = gs_arr_prec(x[0].dtype), r = prec < 0 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec);
     int piv = gs_arr_ops[i].piv, nmat = 0, op = gs_arr_ops[i].op;
     char u = uplo ? uplo[0] : 0;
-    gs_mat_t m[4];
+    gs_mat_t m[5]; /* (lstsq's five) */
     if (r < 0 || narrays != gs_arr_ops[i].narrays || ((op == GS_OP_potrf || op == GS_OP_syevd) && !gs_in(u, "LU")))
         return false;
     for (int j = 0; j < narrays; j++)
@@ -238,8 +265,10 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
               : op == GS_OP_potrf ? gs_arr_chol(p, m, u, strcmp(gs_arr_ops[i].name, "cholesky") == 0)
               : op == GS_OP_gesdd ? gs_arr_svd(p, m, nmat, u)
               : op == GS_OP_geqrf ? gs_arr_qr(p, m, nmat, u)
+              : op == GS_OP_gelsd ? gs_arr_lstsq(p, m)
                                   : gs_arr_eigh(p, m, nmat, u);
-    ok = ok && (!piv || gs_arr_piv(p, &x[piv - 1], op == GS_OP_getrs));
+    ok = ok && (!piv || (op == GS_OP_gelsd ? gs_arr_rank(p, &x[piv - 1])
+                                           : gs_arr_piv(p, &x[piv - 1], op == GS_OP_getrs)));
     p->valid = ok;
     p->arrays = p->x != NULL || op == GS_OP_gesdd; /* eigvalsh's syevd is LAPACK's own */
     p->cond = strstr(gs_arr_ops[i].name, "_rcond") != NULL;
@@ -274,6 +303,15 @@ static const char *gs_arr_exact(const void *args)
         return gs_lapack_needs_scaling(p, p->a, gs_arr_as_f(p) ? p->m : p->n, gs_arr_as_f(p) ? p->n : p->m, p->lda)
                    ? "A zero, near underflow or overflow, or with a NaN: LAPACK treats it apart"
                    : NULL;
+    if (p->op == GS_OP_gelsd) { /* A and B as stored; cuSOLVER's ormqr takes 32-bit sizes */
+        bool an = p->ta == 'N', bn = p->tb == 'N';
+        if (p->m > INT32_MAX / 2 || p->n > INT32_MAX / 2 || p->nrhs > INT32_MAX / 2)
+            return "larger than cuSOLVER's 32-bit routines take";
+        return gs_lapack_needs_scaling(p, p->a, an ? p->m : p->n, an ? p->n : p->m, p->lda) ||
+                       gs_lapack_needs_scaling(p, p->b, bn ? p->m : p->nrhs, bn ? p->nrhs : p->m, p->ldb)
+                   ? "A or B zero, near underflow or overflow, or with a NaN: LAPACK treats them apart"
+                   : NULL;
+    }
     if ((p->op == GS_OP_getrs || p->op == GS_OP_potrs) && gs_has_zero(p->a, p->n, p->lda + 1, p->prec))
         return "a zero on the factors' diagonal: the original's call";
     return gs_lapack_family.exact(args);
@@ -311,6 +349,18 @@ static void gs_arr_qr_operands(const gs_lapack_t *p, gs_operands_t *o)
     }
 }
 
+/* lstsq's: A as stored, changed on the device where it is F (never cached); B as stored, read only (gelsd works
+ * on a copy); X, fresh at every call, max(m, n) x k as NumPy's. */
+static void gs_arr_lstsq_operands(const gs_lapack_t *p, gs_operands_t *o)
+{
+    int64_t m = p->m, n = gs_max(p->m, p->n), k = p->nrhs;
+    o->es = gs_prec_size(p->prec);
+    o->o[0] = (gs_operand_t){p->a, p->ta == 'N' ? m : p->n, p->ta == 'N' ? p->n : m, p->lda, 1, 0};
+    o->o[1] = (gs_operand_t){p->b, p->tb == 'N' ? m : k, p->tb == 'N' ? k : m, p->ldb, 1, 0};
+    o->o[2] = (gs_operand_t){p->x, p->tx == 'N' ? n : k, p->tx == 'N' ? k : n, p->ldx, 0, 1};
+    o->scratch_only = 1, o->fresh = 4, o->n = 3;
+}
+
 /* A, read only, and changed on the device (never cached) but by lu_solve and cho_solve, which only read their
  * factors (a stored transpose is transposed into other memory), so that factors used again may stay on the
  * device; B; the output X, fresh at every call: xr x xc as NumPy's, stored so or transposed (solve, inv,
@@ -319,8 +369,9 @@ static void gs_arr_qr_operands(const gs_lapack_t *p, gs_operands_t *o)
 static void gs_arr_operands(const void *args, gs_operands_t *o)
 {
     const gs_lapack_t *p = args;
-    if (p->op == GS_OP_gesdd || p->op == GS_OP_geqrf) {
-        (p->op == GS_OP_gesdd ? gs_arr_svd_operands : gs_arr_qr_operands)(p, o);
+    if (p->op == GS_OP_gesdd || p->op == GS_OP_geqrf || p->op == GS_OP_gelsd) {
+        (p->op == GS_OP_gesdd ? gs_arr_svd_operands : p->op == GS_OP_geqrf ? gs_arr_qr_operands
+                                                                           : gs_arr_lstsq_operands)(p, o);
         return;
     }
     /* A is m x n (lu_factor's; n x n otherwise), X xr x xc, as NumPy's */
@@ -361,8 +412,8 @@ typedef struct {
     int64_t k;
 } gs_arr_kind_t;
 
-/* Whether the policy would let operation i of routine r on an n x n matrix (k right-hand sides for solve) go to
- * the GPU. */
+/* Whether the policy would let operation i of routine r on an n x n matrix (k right-hand sides for the solves and
+ * lstsq) go to the GPU. */
 static bool gs_arr_wanted(const void *arg, int64_t n)
 {
     const gs_arr_kind_t *w = arg;
@@ -373,7 +424,8 @@ static bool gs_arr_wanted(const void *arg, int64_t n)
     if (p.op == GS_OP_gesdd)
         p.job1 = gs_arr_ops[w->i].narrays == 4 ? 'S' : 'N';
     p.k = p.op == GS_OP_geqrf ? n : 0;
-    bool rhs = p.op == GS_OP_gesv || p.op == GS_OP_getrs || p.op == GS_OP_potrs || p.op == GS_OP_posv;
+    bool rhs = p.op == GS_OP_gesv || p.op == GS_OP_getrs || p.op == GS_OP_potrs || p.op == GS_OP_posv ||
+               p.op == GS_OP_gelsd;
     p.nrhs = !rhs ? 0 : gs_arr_ops[w->i].narrays == 2 ? n : w->k; /* inv: n */
     gs_call_t c = {.routine = (uint16_t)w->r};
     return !gs_lapack_family.check(&c, &p) && gs_policy_decide(&c, gs_backend->op[p.op] != NULL) == GS_WHERE_GPU;

@@ -46,7 +46,8 @@ typedef struct {
      * is ill-conditioned or nearly (scipy.linalg.inv, cuda_arrays.c); finite: the call is handed back, nothing
      * written, when A or B holds an infinity or a NaN, which the device looks for once they are uploaded.  The SVD
      * (gesdd): X is U and vt Vh, written through op(tv); trans 'T' when the device factors A^T (a wide A), w the
-     * singular values.  The QR (geqrf): X is R and vt Q (job2 'V'), k their min(m, n) or m (job1 'A') */
+     * singular values.  The QR (geqrf): X is R and vt Q (job2 'V'), k their min(m, n) or m (job1 'A').  Least
+     * squares (gelsd): X max(m, n) x nrhs, gelsd's B, w the singular values, rank an int32 */
     bool arrays, cond, finite;
     char ta, tb, tx, tv, clear;
     void *x;
