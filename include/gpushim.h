@@ -78,6 +78,8 @@ typedef struct {
  *               part below the diagonal zero, k = min(m, n) (uplo "S") or m ("A"); not done when an element of
  *               R's diagonal is within 1000 epsilons of the largest (Q's later columns then rounding's)
  *   "qr_r"      A (m x n), R (k x n): R alone
+ *   "qr_raw"    A (m x n), H (m x n), TAU (min(m, n)): LAPACK's geqrf's outputs, A factored (R and the
+ *               reflectors below it) and the reflectors' scalars (uplo ignored)
  *   "lstsq"     A (m x n), B (m, or m x k), C (1, real), X (max(m, n), or max(m, n) x k), W (min(m, n)), R (1
  *               int32): least squares as LAPACK's gelsd computes them, singular values at or below C times the
  *               largest counted as zero (C at or below 0, or 1 and over: machine precision, as gelsd): X as gelsd

@@ -2,7 +2,8 @@
  * operation descriptor (cuda_solver.h): cuSOLVER's geqrf on A itself (a C-ordered A, stored as its transpose, is
  * transposed on the device first), R from the factored matrix's first rows, and Q by orgqr from its reflectors,
  * each copied or transposed on the device by cuBLAS's geam into the output's storage; R's part below the
- * diagonal, where the reflectors were, is then set to zero in the output. */
+ * diagonal, where the reflectors were, is then set to zero in the output.  qr_raw (job1 'R') returns geqrf's own
+ * outputs: the factored matrix whole, and the reflectors' scalars. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -51,6 +52,8 @@ static int gs_aqr(gs_call_t *c, gs_sol_t *s)
                                        cudaMemcpyDeviceToHost, s->stream));
     if (rc == GS_OK)
         rc = gs_aqr_put(c, s, 1, p->tx, f, ldf, k, n);
+    if (rc == GS_OK && p->job1 == 'R') /* the scalars, after R's diagonal */
+        rc = gs_small_copy(c, s->hextra + (size_t)mn * s->es, s->vec, (size_t)mn * s->es, cudaMemcpyDeviceToHost);
     if (rc != GS_OK || p->job2 != 'V')
         return rc;
     if ((rc = gs_cublas_geam(c, p->prec, CUBLAS_OP_N, CUBLAS_OP_N, m, mn, gs_one(p->prec), f, ldf, gs_zero(), q, m,
@@ -60,11 +63,16 @@ static int gs_aqr(gs_call_t *c, gs_sol_t *s)
     return gs_aqr_put(c, s, 2, p->tv, q, m, m, k);
 }
 
-/* R's elements below the diagonal set to zero in the output, k x n as NumPy's, as stored (ldx apart). */
+/* R's elements below the diagonal set to zero in the output, k x n as NumPy's, as stored (ldx apart); qr_raw's
+ * scalars into tau. */
 static void gs_aqr_done(gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     size_t es = s->es;
+    if (p->job1 == 'R') {
+        memcpy(p->tau, s->hextra + (size_t)gs_lapack_mn(p) * es, (size_t)gs_lapack_mn(p) * es);
+        return;
+    }
     for (int64_t j = 0; j < (p->tx == 'N' ? p->n : p->k); j++) {
         int64_t lo = p->tx == 'N' ? j + 1 : 0, hi = p->tx == 'N' ? p->k : gs_min(j, p->n);
         if (lo < hi)
@@ -72,10 +80,10 @@ static void gs_aqr_done(gs_sol_t *s)
     }
 }
 
-/* R's diagonal on the host. */
+/* R's diagonal on the host, and qr_raw's scalars. */
 static size_t gs_aqr_host(const gs_lapack_t *p)
 {
-    return (size_t)gs_lapack_mn(p) * gs_prec_size(p->prec);
+    return (size_t)gs_lapack_mn(p) * gs_prec_size(p->prec) * (p->job1 == 'R' ? 2 : 1);
 }
 
 /* Householder reflections determine Q and R, but where an element of R's diagonal is rounding's (A of a rank

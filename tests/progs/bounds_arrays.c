@@ -172,18 +172,21 @@ static void svd_case(const char *l, const char *op, const char *job, char t, int
 }
 
 /* qr (job "A": Q m x m and R m x n; "S": min(m, n) of Q's columns and R's rows) or qr_r (R alone) of A (m x n,
- * layout la; zero: every element 0) into R and Q, both of layout lo. */
+ * layout la; zero: every element 0) into R and Q, both of layout lo; qr_raw: into H (m x n, layout lo) and TAU
+ * (min(m, n) elements). */
 static void qr_case(const char *l, const char *op, const char *job, char t, int64_t m, int64_t n, char la, char lo,
                     int zero, int meant)
 {
     gpushim_array_t x[3];
+    int raw = strcmp(op, "qr_raw") == 0;
     int64_t k = job[0] == 'A' ? m : m < n ? m : n, sa[2] = {m, n}, sq[2] = {m, k}, sr[2] = {k, n};
-    int nx = strcmp(op, "qr") == 0 ? 3 : 2;
+    int64_t st[1] = {m < n ? m : n};
+    int nx = strcmp(op, "qr_r") == 0 ? 2 : 3;
     begin(l);
     x[0] = array("A", t, 2, sa, la, 0, zero);
     if (nx == 3)
-        x[1] = array("Q", t, 2, sq, lo, 0, 0);
-    x[nx - 1] = array("R", t, 2, sr, lo, 0, 0);
+        x[1] = raw ? array("H", t, 2, sa, lo, 0, 0) : array("Q", t, 2, sq, lo, 0, 0);
+    x[nx - 1] = raw ? array("TAU", t, 1, st, 'C', 0, 0) : array("R", t, 2, sr, lo, 0, 0);
     for (int i = 1; i < nx; i++)
         may_all(&x[i]);
     arm();
@@ -247,6 +250,8 @@ static void linalg_group(void)
         qr_case(lab("qr A %c, tall F, Q and R padded F", *t), "qr", "A", *t, N + 2, N, 'F', 'Q', 0, 1);
         qr_case(lab("qr A %c, wide, Q and R padded F", *t), "qr", "A", *t, N, N + 2, 'C', 'Q', 0, 1);
         qr_case(lab("qr_r A %c, tall, R padded C", *t), "qr_r", "A", *t, N + 2, N, 'F', 'P', 0, 1);
+        qr_case(lab("qr_raw %c, wide, H padded F", *t), "qr_raw", "R", *t, N, N + 2, 'C', 'Q', 0, 1);
+        qr_case(lab("qr_raw %c, tall F, H padded C", *t), "qr_raw", "R", *t, N + 2, N, 'F', 'P', 0, 1);
         lstsq_case(lab("lstsq %c, tall, B C, X padded F", *t), *t, N + 2, N, K, 'C', 'C', 'Q', 1);
         lstsq_case(lab("lstsq %c, wide F, B F, X padded C", *t), *t, N, N + 2, K, 'F', 'F', 'P', 1);
         lstsq_case(lab("lstsq %c, square, B a vector", *t), *t, N, N, 0, 'C', 'C', 'C', 1);
@@ -264,6 +269,7 @@ static void linalg_group(void)
     qr_case("qr S d, A zero", "qr", "S", 'd', N + 2, N, 'C', 'C', 1, 0);
     qr_case("qr S z, Q and R strided in both dimensions", "qr", "S", 'D', N + 2, N, 'C', 'S', 0, 0);
     lstsq_case("lstsq d, X strided in both dimensions", 'd', N + 2, N, K, 'C', 'C', 'S', 0);
+    qr_case("qr_raw d, A zero", "qr_raw", "R", 'd', N + 2, N, 'C', 'C', 1, 0);
 }
 
 /* ---- gpushim_fft: out within its elements, its gaps as they were; in never written ---- */

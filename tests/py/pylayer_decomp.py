@@ -84,7 +84,8 @@ def qr_cases(t, name, fn, dt, modes):
                "near underflow": a * np.asarray(1e-30 if dt in "fF" else 1e-300, dt)}
     for kind, m in special.items():
         for mode in modes:
-            t.case(f"{name} {dt} {kind} mode={mode}", fn, m, mode=mode, _tol=1e-3 if kind == "rank 1" else None, _norm=unique)
+            t.case(f"{name} {dt} {kind} mode={mode}", fn, m, mode=mode, _tol=1e-3 if kind == "rank 1" else None,
+                   _norm=unique)
     for kind, v in (("NaN", np.nan), ("infinity", np.inf)):
         m = a.copy()
         m[3, 2] = v
@@ -153,7 +154,7 @@ def run(t):
         a = t.matrix(24, dt)
         t.case(f"svd {dt} hermitian", la.svd, a + a.conj().T, hermitian=True, _norm=svd_phases)
         t.case(f"svd {dt} hermitian=False", la.svd, a, hermitian=False, _norm=svd_phases)
-        qr_cases(t, "qr", la.qr, dt, ("reduced", "complete", "r"))
+        qr_cases(t, "qr", la.qr, dt, ("reduced", "complete", "r", "raw"))
         t.case(f"qr {dt} mode=complete, keyword a", la.qr, a=a, mode="complete", _norm=unique)
         lstsq_cases(t, "lstsq", la.lstsq, dt, "rcond")
         if sl is None:

@@ -314,10 +314,27 @@ def _qr(mod, a, full, with_q, *probe):
 
 
 def _np_qr(a, mode="reduced"):
-    # "raw" (LAPACK's reflectors) and the deprecated modes go to the original
-    if type(mode) is not str or mode not in ("reduced", "complete", "r"):
+    # the deprecated modes go to the original
+    if type(mode) is not str or mode not in ("reduced", "complete", "r", "raw"):
         return None
+    if mode == "raw":
+        return _np_qr_raw(a)
     return _qr("numpy.linalg", a, mode == "complete", mode != "r", *((("mode", "r"),) if mode == "r" else ()))
+
+
+def _np_qr_raw(a):
+    """numpy.linalg.qr's mode "raw": LAPACK's geqrf's outputs, A factored (R and the reflectors below it) as NumPy
+    returns it, transposed (n x m, a view of an m x n array), and the reflectors' scalars; where the installed
+    NumPy's differ, its call."""
+    if not _wide("qr_raw", a, "numpy.linalg"):
+        return None
+    h0, tau0 = _probe("numpy.linalg", "qr", _TALL, mode="raw")
+    if h0.shape != (2, 3) or not h0.flags.f_contiguous or h0.base is None or tau0.shape != (2,):
+        return None
+    t, a = a.dtype, a.astype(_computed("numpy.linalg", a), copy=False)
+    # (in A's memory order, as NumPy's copy of it, which it factors)
+    h, tau = np.empty_like(a), np.empty(min(a.shape), a.dtype)
+    return "qr_raw", "R", (a, h, tau), lambda: (h.T.astype(t, copy=False), tau.astype(t, copy=False)), _FINITE
 
 
 def _sp_qr(a, overwrite_a=False, lwork=_UNSET, mode="full", pivoting=False, check_finite=True):

@@ -177,12 +177,21 @@ static bool gs_arr_svd(gs_lapack_t *p, const gs_mat_t *m, int nmat, char job)
 
 /* qr (job 'S': Q m x min(m, n) and R min(m, n) x n, numpy.linalg.qr's "reduced"; 'A': Q m x m and R m x n) and
  * qr_r (R alone): A's QR factors, A m x n as NumPy's, by Householder reflections as LAPACK's geqrf and orgqr make
- * them; R into X, its part below the diagonal zero, Q into vt (backend/cuda_arrays_qr.c). */
+ * them; R into X, its part below the diagonal zero, Q into vt (backend/cuda_arrays_qr.c).  qr_raw (job 'R'):
+ * geqrf's own outputs, A factored (R and the reflectors below it) into X, m x n, and the reflectors' scalars into
+ * tau (numpy.linalg.qr's "raw"). */
 static bool gs_arr_qr(gs_lapack_t *p, const gs_mat_t *m, int nmat, char job)
 {
     const gs_mat_t *a = &m[0], *q = &m[1], *r = &m[nmat - 1];
     int64_t rows = gs_arr_rows(a), cols = gs_arr_cols(a);
     int64_t kq = job == 'A' ? rows : gs_min(rows, cols);
+    if (job == 'R') { /* qr_raw: H m x n, geqrf's A (R and the reflectors), and TAU, min(m, n) elements */
+        if (!gs_arr_is(q, rows, cols) || r->t != 'N' || r->cols != 1 || r->rows != gs_min(rows, cols))
+            return false;
+        p->m = rows, p->n = cols, p->k = rows, p->job1 = job, p->job2 = 'N';
+        p->x = q->p, p->ldx = q->ld, p->tx = q->t, p->tau = r->p;
+        return true;
+    }
     if (!gs_in(job, "AS") || !gs_arr_is(r, kq, cols) || (nmat == 3 && !gs_arr_is(q, rows, kq)))
         return false;
     p->m = rows, p->n = cols, p->k = kq, p->job1 = job, p->job2 = nmat == 3 ? 'V' : 'N';
@@ -204,6 +213,7 @@ static const struct {
     {"cho_solve", GS_OP_potrs, 3, 0, 0},  {"inv_rcond", GS_OP_gesv, 2, 0, 0},    {"solve_rcond", GS_OP_gesv, 3, 0, 0},
     {"posv_rcond", GS_OP_posv, 3, 0, 0},  {"svd", GS_OP_gesdd, 4, 2, 0},        {"svdvals", GS_OP_gesdd, 2, 2, 0},
     {"qr", GS_OP_geqrf, 3, 0, 0},         {"qr_r", GS_OP_geqrf, 2, 0, 0},        {"lstsq", GS_OP_gelsd, 6, 0x14, 6},
+    {"qr_raw", GS_OP_geqrf, 3, 0, 0},
 };
 
 /* The routine of operation op in precision prec. */
@@ -264,7 +274,7 @@ static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int
               : op == GS_OP_getrf ? gs_arr_lu(p, m, piv != 0)
               : op == GS_OP_potrf ? gs_arr_chol(p, m, u, strcmp(gs_arr_ops[i].name, "cholesky") == 0)
               : op == GS_OP_gesdd ? gs_arr_svd(p, m, nmat, u)
-              : op == GS_OP_geqrf ? gs_arr_qr(p, m, nmat, u)
+              : op == GS_OP_geqrf ? gs_arr_qr(p, m, nmat, strcmp(gs_arr_ops[i].name, "qr_raw") ? u : 'R')
               : op == GS_OP_gelsd ? gs_arr_lstsq(p, m)
                                   : gs_arr_eigh(p, m, nmat, u);
     ok = ok && (!piv || (op == GS_OP_gelsd ? gs_arr_rank(p, &x[piv - 1])
