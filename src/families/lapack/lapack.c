@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/team.h"
 #include "families/lapack/lapack.h"
 
 /* A transposition letter a routine of precision prec accepts: N and T for real ones (C too where allowed),
@@ -268,21 +269,46 @@ static void gs_lapack_describe(gs_call_t *c, const void *args)
  * complex moduli), or when it holds a NaN, which gesdd reports as INFO = -4: cuSOLVER does neither, and on the
  * H200 LAPACK's tests of matrices near underflow fail without this (xeigtst, svd.in, type 4).  Also when it is
  * zero, which LAPACK answers at once.  gelsd scales only further out, but its steps square norms. */
-bool gs_lapack_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int64_t n, int64_t ld)
+typedef struct {
+    const char *x;
+    size_t ld, count; /* bytes between columns; reals a column */
+    bool single;
+    _Atomic uint64_t max; /* the largest modulus of a component, a non-negative double's bits (ordered as it) */
+    atomic_bool nan;
+} gs_scan_t;
+
+/* Columns lo to hi - 1 of the scan: their largest |component| into s->max, a NaN into s->nan. */
+static void gs_scan_cols(void *arg, int64_t lo, int64_t hi)
 {
-    bool single = p->prec == GS_P_S || p->prec == GS_P_C;
-    double small = single ? 9.0949470e-13 : 6.7178761075670888e-139, big = 1 / small, max = 0;
-    size_t es = gs_prec_size(p->prec), half = single ? 4 : 8, count = (size_t)m * es / half;
-    for (int64_t j = 0; j < n; j++) {
-        const char *col = (const char *)x + (size_t)j * (size_t)ld * es;
-        for (size_t i = 0; i < count; i++) {
-            double v = fabs(single ? (double)((const float *)col)[i] : ((const double *)col)[i]);
+    gs_scan_t *s = arg;
+    double max = 0;
+    for (int64_t j = lo; j < hi && !atomic_load_explicit(&s->nan, memory_order_relaxed); j++) {
+        const char *col = s->x + (size_t)j * s->ld;
+        for (size_t i = 0; i < s->count; i++) {
+            double v = fabs(s->single ? (double)((const float *)col)[i] : ((const double *)col)[i]);
             if (isnan(v))
-                return true;
+                atomic_store(&s->nan, true);
             max = v > max ? v : max;
         }
     }
-    return max < 2 * small || max > big / 2;
+    uint64_t bits, old = atomic_load(&s->max);
+    memcpy(&bits, &max, sizeof bits);
+    while (bits > old && !atomic_compare_exchange_weak(&s->max, &old, bits))
+        ;
+}
+
+/* (scanned on the team, core/team.h: a 8192 x 8192 matrix is 512 MB, which one thread reads in tens of ms) */
+bool gs_lapack_needs_scaling(const gs_lapack_t *p, const void *x, int64_t m, int64_t n, int64_t ld)
+{
+    bool single = p->prec == GS_P_S || p->prec == GS_P_C;
+    double small = single ? 9.0949470e-13 : 6.7178761075670888e-139, big = 1 / small, max;
+    size_t es = gs_prec_size(p->prec);
+    gs_scan_t s = {x, (size_t)ld * es, (size_t)m * es / (single ? 4 : 8), single, 0, false};
+    if (!gs_team_run(gs_scan_cols, &s, n, gs_max(1, ((int64_t)1 << 18) / gs_max(m, 1))))
+        gs_scan_cols(&s, 0, n);
+    uint64_t bits = atomic_load(&s.max);
+    memcpy(&max, &bits, sizeof max);
+    return atomic_load(&s.nan) || max < 2 * small || max > big / 2;
 }
 
 /* What the GPU path cannot do exactly, although the arguments are valid: a reason, or NULL. */
