@@ -133,8 +133,6 @@ def _np_det(a):
 
 
 _UNSET = object()  # a keyword not given
-
-
 _defaults = {}
 
 
@@ -414,14 +412,13 @@ def _sp_lstsq_tall():
     version does otherwise, its calls go to it."""
     r = _probe("scipy.linalg", "lstsq", _TALL, _TALL)
     x, resids, rank, s = r if type(r) is tuple and len(r) == 4 else (None,) * 4
-    ok = isinstance(x, np.ndarray) and x.shape == (2, 2) and not x.flags.f_contiguous and \
-        x.strides == (x.itemsize, 3 * x.itemsize) and isinstance(resids, np.ndarray) and resids.shape == (2,) and \
-        type(rank) is int and isinstance(s, np.ndarray)
-    return ok
+    return isinstance(x, np.ndarray) and x.shape == (2, 2) and x.strides == (x.itemsize, 3 * x.itemsize) and \
+        isinstance(resids, np.ndarray) and resids.shape == (2,) and type(rank) is int and isinstance(s, np.ndarray)
 
 
 # The originals' conventions, which NumPy's and SciPy's versions change, are those of their results on small
-# examples, each made once, at a plan's first call: a symmetric positive definite matrix, and right-hand sides.
+# examples, each made once, at a plan's first call: a symmetric positive definite matrix, right-hand sides, and a
+# tall matrix.
 _SPD = np.array([[4.0, 1.0], [1.0, 3.0]])
 _B = np.array([[1.0, 2.0], [3.0, 4.0]])
 _TALL = np.array([[4.0, 1.0], [1.0, 3.0], [2.0, 5.0]])

@@ -1,14 +1,14 @@
 /* LAPACK operations on arrays as NumPy holds them (gpushim_linalg, include/gpushim.h), for the Python layer
  * (scripts/python/gpushim/_linalg.py).  Each call is described as the LAPACK routine that computes it (gesv,
- * getrf, getrs, potrf, potrs, syevd, gesdd, geqrf, gelsd) on the matrices as they are stored, and runs through the one
- * dispatcher: a C-ordered matrix is its transpose in column-major order, so a triangle of A is the other one of
- * its storage (the LU operations transpose A on the device, to factor A itself as NumPy does, and so do the
- * solves with factors, whose factors are those of A itself); B and the results go through transposes on the
+ * getrf, getrs, potrf, potrs, syevd, gesdd, geqrf, gelsd) on the matrices as they are stored, and runs through
+ * the one dispatcher: a C-ordered matrix is its transpose in column-major order, so a triangle of A is the other
+ * one of its storage (the LU operations transpose A on the device, to factor A itself as NumPy does, and so do
+ * the solves with factors, whose factors are those of A itself); B and the results go through transposes on the
  * device (backend/cuda_arrays.c, cuda_arrays_svd.c, cuda_arrays_qr.c, cuda_arrays_lstsq.c), never a copy on the
- * host.  SciPy's pivots,
- * int32 and 0-based, are read and written on the host.  A call the dispatcher leaves to the CPU is not done, and
- * not logged: the caller's original function runs, and its own LAPACK call is.  The operations named *_rcond are
- * SciPy's, which warns of an ill-conditioned matrix: the backend hands such a call back (backend/cuda_rcond.c). */
+ * host.  SciPy's pivots, int32 and 0-based, are read and written on the host.  A call the dispatcher leaves to
+ * the CPU is not done, and not logged: the caller's original function runs, and its own LAPACK call is.  The
+ * operations named *_rcond are SciPy's, which warns of an ill-conditioned matrix: the backend hands such a call
+ * back (backend/cuda_rcond.c). */
 #include <string.h>
 
 #include "gpushim.h"
