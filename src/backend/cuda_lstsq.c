@@ -158,16 +158,22 @@ static int gs_gelsd_reduce(gs_call_t *c, const gs_sol_t *s, const gs_gelsd_mem_t
 
 /* S^+ on the host: the rank, and row i of the mn x nrhs product in hextra divided by singular value i, or
  * zeroed; a complex element is two reals.  In the routine's precision, as LAPACK compares. */
+double gs_sol_gelsd_cutoff(const gs_lapack_t *p, double smax, double *eps)
+{
+    bool single = p->prec == GS_P_S || p->prec == GS_P_C;
+    *eps = single ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    double rcnd = p->rcond <= 0 || p->rcond >= 1 ? *eps : p->rcond;
+    return single ? (double)((float)rcnd * (float)smax) : rcnd * smax;
+}
+
 static void gs_gelsd_scale(gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     int64_t mn = gs_lapack_mn(p);
     bool single = p->prec == GS_P_S || p->prec == GS_P_C;
     float *fs = (float *)s->hvec, *fc = (float *)s->hextra;
-    double *ds = (double *)s->hvec, *dc = (double *)s->hextra;
-    double eps = single ? FLT_EPSILON / 2 : DBL_EPSILON / 2, rcnd = p->rcond <= 0 || p->rcond >= 1 ? eps : p->rcond;
-    double smax = single ? fs[0] : ds[0];
-    double tol = single ? (double)((float)rcnd * (float)smax) : rcnd * smax;
+    double *ds = (double *)s->hvec, *dc = (double *)s->hextra, eps;
+    double tol = gs_sol_gelsd_cutoff(p, single ? fs[0] : ds[0], &eps);
     s->rank = 0;
     for (int64_t i = 0; i < mn; i++)
         s->rank += (single ? fs[i] : ds[i]) > tol;

@@ -153,6 +153,10 @@ GS_HIDDEN int gs_sol_ormqr_run(gs_call_t *c, const gs_sol_t *s, cublasSideMode_t
 GS_HIDDEN int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s);
 GS_HIDDEN int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s);
 GS_HIDDEN size_t gs_sol_svdp_extra(const gs_lapack_t *p, size_t es);
+/* gelsd's cut-off (cuda_lstsq.c): singular values at or below it count as zero, rcond times the largest, smax (the
+ * routine's precision's epsilon times it for an rcond outside (0, 1)), rounded as LAPACK compares; *eps that
+ * epsilon. */
+GS_HIDDEN double gs_sol_gelsd_cutoff(const gs_lapack_t *p, double smax, double *eps);
 
 /* The Python layer's operations on NumPy's arrays (cuda_arrays.c, cuda_arrays_svd.c, cuda_arrays_qr.c).  Output x
  * of s, rows x cols as it is stored, from op(src) by cuBLAS's geam, op as t says (gs_op: 'N' a copy, 'T' the
