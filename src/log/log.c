@@ -196,7 +196,7 @@ void gs_log_call(const gs_call_t *c, double seconds)
         return;
     char site[300] = "", native[200] = "";
     if (gs.opt.sites != GS_SITES_OFF) {
-        gs_site_native(native, sizeof native);
+        gs_site_native(native, sizeof native, c->ret);
         if (gs.opt.sites != GS_SITES_PYTHON || !gs_site_python(site, sizeof site))
             snprintf(site, sizeof site, "%s", native);
     }

@@ -1,5 +1,5 @@
-/* Call sites for the offload log: native frames (site_native.c) and Python frames (site_python.c).  Both are
- * called with no lock of gpushim held. */
+/* Call sites for the offload log: native frames (site_native.c), Python frames (site_python.c) and calls from
+ * inside a CPU library (site_library.c).  All are called with no lock of gpushim held. */
 #ifndef GS_SITE_H
 #define GS_SITE_H
 
@@ -12,8 +12,9 @@
  * "module:function" when a function symbol of the module's file (.symtab, else .dynsym) holds the call in its
  * range, else "module+0xOFFSET", the return address less the module's load bias (a static function of a
  * stripped module: never the name of the function before it); "?:?" for code outside every module, "?" when
- * there is no such frame or the table of sites is full.  Keeps errno. */
-GS_HIDDEN void gs_site_native(char *out, size_t n);
+ * there is no such frame or the table of sites is full.  ret is the return address of the call gpushim
+ * intercepted, whose frame is the answer unless it is a library's; NULL when not known.  Keeps errno. */
+GS_HIDDEN void gs_site_native(char *out, size_t n, const void *ret);
 /* In a CPython process, on a thread Python knows: the innermost Python frame outside installed packages, as
  * "file.py:42 in function", into out; false when there is none. */
 GS_HIDDEN bool gs_site_python(char *out, size_t n);

@@ -1,7 +1,9 @@
 /* Native call sites for the log: the first frame of a call, walking out, whose object is neither gpushim nor
  * a BLAS, LAPACK or FFTW library, named by the function symbol of the object's file that holds the call.  The
  * files are read with open and pread into fixed buffers (gpushim interposes mmap and free, hostreg.c), and the
- * answers are cached by return address: nothing is allocated per call. */
+ * answers are cached by return address: nothing is allocated per call.  The intercepted call's return address
+ * answers most calls without a walk of the stack, which costs far more than a look-up (libunwind's cache and
+ * the loader's list of objects, shared by every thread). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
@@ -367,128 +369,42 @@ static unsigned gs_frame(uintptr_t ip)
     return idx;
 }
 
-void gs_site_native(char *out, size_t n)
+/* The last return address of each thread and its answer: a loop calls from one place. */
+static _Thread_local uintptr_t gs_site_last_ip __attribute__((tls_model("initial-exec")));
+static _Thread_local unsigned gs_site_last __attribute__((tls_model("initial-exec")));
+
+void gs_site_native(char *out, size_t n, const void *ret)
 {
     int err = errno; /* a file that cannot be opened, or libunwind's probes, would change the caller's */
-    pthread_once(&gs_unw.once, gs_unw_open);
-    void *ips[GS_SITE_FRAMES];
-    int k = gs_unw.backtrace ? gs_unw.backtrace(ips, GS_SITE_FRAMES) : backtrace(ips, GS_SITE_FRAMES);
-    pthread_mutex_lock(&gs_sites.lock);
-    unsigned idx = GS_LIBRARY;
-    for (int i = 1; i < k && idx == GS_LIBRARY; i++) /* ips[0] is in this function */
-        idx = gs_frame((uintptr_t)ips[i]);
-    snprintf(out, n, "%s", idx && idx != GS_LIBRARY ? gs_sites.names[idx - 1] : "?");
-    pthread_mutex_unlock(&gs_sites.lock);
-    errno = err;
-}
-
-/* ---- calls from inside a CPU library ------------------------------------------------------------------- */
-
-/* Whether the loaded object whose base address is base defines a symbol of the routine table itself, not
- * through a dependency (dlsym on its handle searches those too) and not gpushim. */
-static bool gs_object_defines_routines(const char *path, const void *base)
-{
-    Dl_info self;
-    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h || !dladdr((void *)gs_site_cpu_library, &self) || self.dli_fbase == base) {
-        if (h)
-            dlclose(h);
-        return false;
-    }
-    bool found = false;
-    for (unsigned e = 0; e < GS_NENTRIES && !found; e++) {
-        Dl_info d;
-        void *p = dlsym(h, gs_entries[e].symbol);
-        found = p && dladdr(p, &d) && d.dli_fbase == base;
-    }
-    dlclose(h);
-    return found;
-}
-
-/* Return addresses asked about: ret[h] -> 1 (a CPU library's) or 2 (not), and the objects they lay in, by base
- * address, with the same answer, so that an object's symbols are looked up once however many places in it
- * call.  Never removed; full, an address or object is looked up each time.  The look-ups run without the lock:
- * dlopen takes the loader's lock, which a thread in a library's constructor holds while its BLAS calls come
- * here. */
-#define GS_NRET 1024
-#define GS_NOBJ 64
-static struct {
-    pthread_mutex_t lock;
-    uintptr_t ret[GS_NRET];
-    uint8_t lib[GS_NRET];
-    const void *obj[GS_NOBJ];
-    uint8_t obj_lib[GS_NOBJ];
-    int nobj;
-} gs_rets = {.lock = PTHREAD_MUTEX_INITIALIZER};
-/* The last answer of each thread: a loop calls from one place. */
-static _Thread_local uintptr_t gs_ret_last __attribute__((tls_model("initial-exec")));
-static _Thread_local bool gs_ret_last_lib __attribute__((tls_model("initial-exec")));
-
-/* The slot of ip in gs_rets: its own, a free one, or GS_NRET when full; under the lock. */
-static size_t gs_ret_slot(uintptr_t ip)
-{
-    size_t h = (ip >> 4) * 0x9e3779b97f4a7c15ull >> 54;
-    for (size_t k = 0; k < GS_NRET; k++, h = (h + 1) % GS_NRET)
-        if (!gs_rets.ret[h] || gs_rets.ret[h] == ip)
-            return h;
-    return GS_NRET;
-}
-
-/* The answer for the object at base, 1 or 2, or 0 when not known; under the lock. */
-static uint8_t gs_obj_known(const void *base)
-{
-    for (int i = 0; i < gs_rets.nobj; i++)
-        if (gs_rets.obj[i] == base)
-            return gs_rets.obj_lib[i];
-    return 0;
-}
-
-/* Whether the code at return address ip is in a CPU library, looked up (not cached by address). */
-static bool gs_ret_lookup(uintptr_t ip)
-{
-    Dl_info d;
-    if (!dladdr((void *)(ip - 1), &d) || !d.dli_fname)
-        return false;
-    pthread_mutex_lock(&gs_rets.lock);
-    uint8_t known = gs_obj_known(d.dli_fbase);
-    pthread_mutex_unlock(&gs_rets.lock);
-    if (known)
-        return known == 1;
-    bool lib = gs_object_defines_routines(d.dli_fname, d.dli_fbase);
-    pthread_mutex_lock(&gs_rets.lock);
-    if (!gs_obj_known(d.dli_fbase) && gs_rets.nobj < GS_NOBJ)
-        gs_rets.obj[gs_rets.nobj] = d.dli_fbase, gs_rets.obj_lib[gs_rets.nobj++] = lib ? 1 : 2;
-    pthread_mutex_unlock(&gs_rets.lock);
-    return lib;
-}
-
-bool gs_site_cpu_library(const void *ret)
-{
     uintptr_t ip = (uintptr_t)ret;
-    if (ip == gs_ret_last)
-        return gs_ret_last_lib;
-    int err = errno;
-    pthread_mutex_lock(&gs_rets.lock);
-    size_t h = gs_ret_slot(ip);
-    uint8_t known = h < GS_NRET && gs_rets.ret[h] == ip ? gs_rets.lib[h] : 0;
-    pthread_mutex_unlock(&gs_rets.lock);
-    bool lib = known == 1;
-    if (!known) {
-        lib = gs_ret_lookup(ip);
-        pthread_mutex_lock(&gs_rets.lock);
-        if ((h = gs_ret_slot(ip)) < GS_NRET)
-            gs_rets.ret[h] = ip, gs_rets.lib[h] = lib ? 1 : 2;
-        pthread_mutex_unlock(&gs_rets.lock);
+    unsigned idx = GS_LIBRARY;
+    if (ip && ip == gs_site_last_ip) {
+        idx = gs_site_last;
+    } else if (ip) {
+        pthread_mutex_lock(&gs_sites.lock);
+        idx = gs_frame(ip);
+        pthread_mutex_unlock(&gs_sites.lock);
+        gs_site_last_ip = ip, gs_site_last = idx;
     }
-    gs_ret_last = ip, gs_ret_last_lib = lib;
+    /* Called from a library's frame (a Fortran runtime's matmul, say), or from nowhere known: the stack is
+     * walked, whose answer depends on more than the return address. */
+    if (idx == GS_LIBRARY) {
+        pthread_once(&gs_unw.once, gs_unw_open);
+        void *ips[GS_SITE_FRAMES];
+        int k = gs_unw.backtrace ? gs_unw.backtrace(ips, GS_SITE_FRAMES) : backtrace(ips, GS_SITE_FRAMES);
+        pthread_mutex_lock(&gs_sites.lock);
+        for (int i = 1; i < k && idx == GS_LIBRARY; i++) /* ips[0] is in this function */
+            idx = gs_frame((uintptr_t)ips[i]);
+        pthread_mutex_unlock(&gs_sites.lock);
+    }
+    /* (the names are only ever appended, each before its index is handed out) */
+    snprintf(out, n, "%s", idx && idx != GS_LIBRARY ? gs_sites.names[idx - 1] : "?");
     errno = err;
-    return lib;
 }
 
-/* In a forked child: the site tables' locks, which another thread of the parent may have held. */
+/* In a forked child: the site table's lock, which another thread of the parent may have held. */
 static void gs_site_atfork_child(void)
 {
     pthread_mutex_init(&gs_sites.lock, NULL);
-    pthread_mutex_init(&gs_rets.lock, NULL);
 }
 GS_LIFE_HOOK(GS_LIFE_FORK_CHILD, gs_site_atfork_child);

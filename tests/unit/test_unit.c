@@ -482,10 +482,17 @@ START_TEST(test_json_escape)
 }
 END_TEST
 
-/* The objects whose frames a call site walks past, and a native site named from this very function. */
-static void __attribute__((noinline)) site_from_here(char *out, size_t n)
+/* The objects whose frames a call site walks past, and a native site named from this very function: by the walk
+ * of the stack (ret NULL), by a return address into it, or by the walk again when the return address is in a
+ * library's code (lib). */
+static const void *__attribute__((noinline)) return_address(void)
 {
-    gs_site_native(out, n);
+    return __builtin_return_address(0);
+}
+
+static void __attribute__((noinline)) site_from_here(char *out, size_t n, bool by_ret, const void *lib)
+{
+    gs_site_native(out, n, lib ? lib : by_ret ? return_address() : NULL);
     __asm__ volatile("" ::: "memory"); /* not a tail call: this frame stays on the stack */
 }
 
@@ -504,8 +511,18 @@ START_TEST(test_sites)
     ck_assert(!gs_site_library_name("_umath_linalg.cpython-312-x86_64-linux-gnu.so"));
     ck_assert(!gs_site_library_name("python3.12"));
     char site[200];
-    site_from_here(site, sizeof site);
+    site_from_here(site, sizeof site, false, NULL);
     ck_assert_str_eq(site, "unit:site_from_here");
+    site_from_here(site, sizeof site, true, NULL);
+    ck_assert_str_eq(site, "unit:site_from_here");
+    void *fftw = dlopen("libfftw3.so.3", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_ptr_nonnull(fftw);
+    const char *in_fftw = (const char *)dlsym(fftw, "fftw_execute") + 1;
+    site_from_here(site, sizeof site, true, in_fftw);
+    ck_assert_str_eq(site, "unit:site_from_here");
+    site_from_here(site, sizeof site, true, NULL); /* the library's answer, kept for the thread, is not this one's */
+    ck_assert_str_eq(site, "unit:site_from_here");
+    dlclose(fftw);
     char py[200] = "x";
     ck_assert(!gs_site_python(py, sizeof py)); /* not a Python process */
 }
