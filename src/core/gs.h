@@ -493,8 +493,8 @@ GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double
 
 /* The median, over the last window (at most GS_HISTORY_MAX) calls of kind key this process noted, of their
  * measured over predicted times: what the model's seconds for the next such call are multiplied by.  1 when
- * none was noted. */
+ * none was noted.  *counted (when not NULL): how many calls the median is of. */
 #define GS_HISTORY_MAX 8
-GS_HIDDEN double gs_history_factor(uint64_t key, int window);
+GS_HIDDEN double gs_history_factor(uint64_t key, int window, int *counted);
 
 #endif

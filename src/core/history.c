@@ -49,7 +49,7 @@ static gs_history_entry_t *gs_history_find(uint64_t key, bool add)
     return e;
 }
 
-double gs_history_factor(uint64_t key, int window)
+double gs_history_factor(uint64_t key, int window, int *counted)
 {
     float r[GS_HISTORY_MAX];
     int n = 0;
@@ -61,6 +61,8 @@ double gs_history_factor(uint64_t key, int window)
             r[i] = e->ratio[(e->next + GS_HISTORY_MAX - 1 - i) % GS_HISTORY_MAX];
     }
     pthread_mutex_unlock(&gs_history_lock);
+    if (counted)
+        *counted = n;
     if (n == 0)
         return 1;
     for (int i = 1; i < n; i++) /* insertion sort: at most GS_HISTORY_MAX */

@@ -294,13 +294,14 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     double gpu = fixed + gs_copy_and_compute(r, copy, compute);
     /* The rates' seconds, times what calls of the same kind measured against them lately (history.c). */
     double fcpu = 1, fgpu = 1;
+    int window = 0, gpu_counted = 0;
     if (r->history >= 1) {
-        int window = r->history < GS_HISTORY_MAX ? (int)r->history : GS_HISTORY_MAX;
+        window = r->history < GS_HISTORY_MAX ? (int)r->history : GS_HISTORY_MAX;
         c->model[GS_WHERE_CPU] = (float)cpu, c->model[GS_WHERE_GPU] = t->reg > 0 ? -1.0f : (float)(gpu + queue);
         c->hkey[GS_WHERE_CPU] = gs_history_key(c, GS_WHERE_CPU, 0, false);
         c->hkey[GS_WHERE_GPU] = gs_history_key(c, GS_WHERE_GPU, t->staged + t->registered, setup > 0);
-        fcpu = gs_history_factor(c->hkey[GS_WHERE_CPU], window);
-        fgpu = gs_history_factor(c->hkey[GS_WHERE_GPU], window);
+        fcpu = gs_history_factor(c->hkey[GS_WHERE_CPU], window, NULL);
+        fgpu = gs_history_factor(c->hkey[GS_WHERE_GPU], window, &gpu_counted);
         c->t_pred = gs_now_ns();
     }
     cpu *= fcpu, gpu = gpu * fgpu + queue; /* the measured times include the wait for the GPU's queue */
@@ -312,10 +313,14 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     /* An input that came back and will stay on the device is an investment in the calls that use it next: the
      * call bears 1 / (again + 1) of it, so that a matrix used again and again moves once that pays. */
     double mine = copy - invest * (double)t->again / (t->again + 1.0);
-    /* The GPU's factor decides only where it is below 1: its slow calls on the H200 machine were a kind's first
-     * uses of memory (the cache's first tracking of an output, cuFFT's first executes), which do not recur,
-     * and counted, they kept the kind on a CPU 2 to 3 times slower (bench/RESULTS.md, 2026-12-02). */
-    double fdecide = fgpu < 1 ? fgpu : 1;
+    /* The GPU's factor above 1 decides once a whole window of calls measured it: the slow GPU calls that cost
+     * decisions on the H200 machine were a kind's first uses of memory (the cache's first tracking of an
+     * output, cuFFT's first executes), one or two that do not recur, which kept the kind on a CPU 2 to 3 times
+     * slower (bench/RESULTS.md, 2026-12-02).  A window of them is the kind's own speed: without this, a kind
+     * the rates put too fast on the GPU stays there for good, predicted slower than the CPU call after call
+     * (the stand-in's batched transforms did).  After GS_HISTORY_IDLE calls on the CPU the GPU is tried again
+     * (history.c). */
+    double fdecide = fgpu < 1 || (window > 0 && gpu_counted >= window) ? fgpu : 1;
     if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fdecide * (fixed + gs_copy_and_compute(r, mine, compute)) + queue < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";

@@ -18,37 +18,40 @@ static void note(gs_where_t where, uint64_t kcpu, uint64_t kgpu, double model, d
 START_TEST(test_history)
 {
     const uint64_t kc = 1 << 22 | 7, kg = 2 << 22 | 7; /* kinds no other test uses */
-    ck_assert_double_eq(gs_history_factor(kc, 3), 1);
+    ck_assert_double_eq(gs_history_factor(kc, 3, NULL), 1);
     note(GS_WHERE_CPU, kc, kg, 1e-3, 5); /* the first: not counted */
-    ck_assert_double_eq(gs_history_factor(kc, 3), 1);
+    ck_assert_double_eq(gs_history_factor(kc, 3, NULL), 1);
     note(GS_WHERE_CPU, kc, kg, 1e-3, 2);
     note(GS_WHERE_CPU, kc, kg, 1e-3, 3);
     note(GS_WHERE_CPU, kc, kg, 1e-3, 4);
-    ck_assert_double_eq_tol(gs_history_factor(kc, 3), 3, 0.05);       /* median of 2, 3, 4 */
-    ck_assert_double_eq_tol(gs_history_factor(kc, 2), sqrt(12), 0.05); /* of 4 and 3: their geometric mean */
-    note(GS_WHERE_CPU, kc, kg, 1e-3, 100);                              /* counts as 16 */
-    ck_assert_double_eq_tol(gs_history_factor(kc, 3), 4, 0.05);        /* median of 3, 4, 16 */
-    ck_assert_double_eq_tol(gs_history_factor(kc, 1), 16, 0.05);
+    int n = 0;
+    ck_assert_double_eq_tol(gs_history_factor(kc, 3, &n), 3, 0.05); /* median of 2, 3, 4 */
+    ck_assert_int_eq(n, 3);
+    ck_assert_double_eq_tol(gs_history_factor(kc, 2, &n), sqrt(12), 0.05); /* of 4 and 3: their geometric mean */
+    ck_assert_int_eq(n, 2);
+    note(GS_WHERE_CPU, kc, kg, 1e-3, 100);                            /* counts as 16 */
+    ck_assert_double_eq_tol(gs_history_factor(kc, 3, NULL), 4, 0.05); /* median of 3, 4, 16 */
+    ck_assert_double_eq_tol(gs_history_factor(kc, 1, NULL), 16, 0.05);
     /* the GPU side: its first call not counted, its second is; one that registers memory (model < 0) not */
     note(GS_WHERE_GPU, kc, kg, 1e-3, 0.5);
     note(GS_WHERE_GPU, kc, kg, 1e-3, 2);
     gs_call_t reg = {.where = GS_WHERE_GPU, .hkey = {kc, kg}, .model = {1e-3f, -1.0f}, .t_pred = 1};
     gs_history_note(&reg);
-    ck_assert_double_eq_tol(gs_history_factor(kg, 3), 2, 0.05);
+    ck_assert_double_eq_tol(gs_history_factor(kg, 3, NULL), 2, 0.05);
     /* 7 calls on the CPU since: the GPU's ratio stands; the 8th forgets it, and the rates decide again */
     for (int i = 0; i < 7; i++)
         note(GS_WHERE_CPU, kc, kg, 1e-3, 4);
-    ck_assert_double_eq_tol(gs_history_factor(kg, 3), 2, 0.05);
+    ck_assert_double_eq_tol(gs_history_factor(kg, 3, NULL), 2, 0.05);
     note(GS_WHERE_CPU, kc, kg, 1e-3, 4);
-    ck_assert_double_eq(gs_history_factor(kg, 3), 1);
+    ck_assert_double_eq(gs_history_factor(kg, 3, NULL), 1);
     /* the side's next call counts at once: the kind was warm */
     note(GS_WHERE_GPU, kc, kg, 1e-3, 3);
-    ck_assert_double_eq_tol(gs_history_factor(kg, 3), 3, 0.05);
+    ck_assert_double_eq_tol(gs_history_factor(kg, 3, NULL), 3, 0.05);
 }
 END_TEST
 
-/* The model with history=3: both predictions scaled; the decision takes the CPU's factor, and the GPU's only
- * below 1. */
+/* The model with history=3: both predictions scaled; the decision takes the CPU's factor, and the GPU's below 1,
+ * or above it once a window of 3 calls measured it. */
 START_TEST(test_history_model)
 {
     gs_rules[GS_R_DGEMM] = (gs_rule_t){.cpu_gflops = 500, .gpu_gflops = 50000, .link_gbps = 50, .latency_us = 100,
@@ -70,6 +73,14 @@ START_TEST(test_history_model)
     gs_rules[GS_R_DGEMM].history = 0; /* the rates alone again */
     ck_assert_int_eq(gs_policy_model(&c, &slow, 0, 0), GS_WHERE_CPU);
     ck_assert_double_eq_tol(c.pred_cpu * 1e3, 2, 1e-3);
+    gs_rules[GS_R_DGEMM].history = 3;
+    c.flops = 1.1e9; /* a kind of its own: the CPU at 2.2 ms, the GPU at 0.16 */
+    for (int i = 0; i < 4; i++) { /* the first not counted; until three slow ones are, the rates decide */
+        ck_assert_int_eq(gs_policy_model(&c, &fast, 0, 0), GS_WHERE_GPU);
+        note(GS_WHERE_GPU, c.hkey[GS_WHERE_CPU], c.hkey[GS_WHERE_GPU], c.model[GS_WHERE_GPU], 20);
+    }
+    ck_assert_int_eq(gs_policy_model(&c, &fast, 0, 0), GS_WHERE_CPU); /* the kind is slower there */
+    ck_assert_str_eq(c.why, "cpu faster");
 }
 END_TEST
 
