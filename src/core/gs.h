@@ -298,6 +298,9 @@ GS_HIDDEN void gs_call_record(gs_call_t *c);
 /* Notes a call the cost model weighed with its history on, as it ends: its measured time against c->model on
  * the side it ran (history.c). */
 GS_HIDDEN void gs_history_note(const gs_call_t *c);
+/* Notes a call weighed so that ran on side c->where untimed (a Python layer's call handed to its original): it
+ * counts toward the other side's ratios being forgotten, as a timed one does, and adds none of its own. */
+GS_HIDDEN void gs_history_untimed(const gs_call_t *c);
 
 /* The CPU library's entry e (real.c). */
 GS_HIDDEN void *gs_real(unsigned e);

@@ -120,6 +120,11 @@ bool gs_dispatch_api(const char *api, unsigned e, const gs_family_t *f, void *ar
     if (r == GS_RUN_QUERY)
         r = gs_dispatch_queried(&call, f, args);
     bool done = r == GS_RUN_DONE;
+    /* Handed back, the call runs in the original function, which gpushim does not time: its kind's GPU ratios
+     * are still forgotten after enough of them, so that a kind measured slower on the GPU is tried there again
+     * (core/history.c). */
+    if (!done && call.t_pred)
+        gs_history_untimed(&call);
     if (!done)
         call.timed = false, call.t_pred = 0;
     call.api = api;
