@@ -198,7 +198,7 @@ void gs_log_call(const gs_call_t *c, double seconds)
     if (gs.opt.sites != GS_SITES_OFF) {
         gs_site_native(native, sizeof native, c->ret);
         if (gs.opt.sites != GS_SITES_PYTHON || !gs_site_python(site, sizeof site))
-            snprintf(site, sizeof site, "%s", native);
+            gs_copy_str(site, sizeof site, native);
     }
     gs_log_record(c, seconds, 1, site, native);
     if (!gs.opt.log_each)

@@ -3,10 +3,13 @@
 #define GS_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/gs.h"
 
+/* s into out (n > 0 bytes), cut to fit and terminated: snprintf's "%s" without its cost (write.c, gs_out_t). */
+GS_HIDDEN void gs_copy_str(char *out, size_t n, const char *s);
 /* Formats the record of c, which took seconds, and appends it with one write(2).  calls > 1: c stands for a
  * run of that many like calls, and its seconds, flops, bytes and track time are their sums (the record says
  * "calls").  site and native are the call sites, unescaped. */

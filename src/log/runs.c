@@ -115,7 +115,7 @@ static bool gs_run_like(const gs_call_t *a, const gs_call_t *b)
 static void gs_run_copy(gs_call_t *to, const gs_call_t *c, char *why)
 {
     *to = *c;
-    snprintf(why, GS_WHY_MAX, "%s", c->why);
+    gs_copy_str(why, GS_WHY_MAX, c->why);
     to->why = why;
 }
 
@@ -149,8 +149,8 @@ void gs_log_run_head(const gs_call_t *c, const char *site, const char *native)
         return;
     pthread_mutex_lock(&r->lock);
     gs_run_copy(&r->key, c, r->why);
-    snprintf(r->site, sizeof r->site, "%s", site);
-    snprintf(r->native, sizeof r->native, "%s", native);
+    gs_copy_str(r->site, sizeof r->site, site);
+    gs_copy_str(r->native, sizeof r->native, native);
     r->head = true;
     pthread_mutex_unlock(&r->lock);
 }

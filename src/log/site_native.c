@@ -18,6 +18,7 @@
 
 #include <libunwind.h>
 
+#include "log/record.h"
 #include "log/site.h"
 
 #define GS_SITE_FRAMES 48
@@ -398,7 +399,7 @@ void gs_site_native(char *out, size_t n, const void *ret)
         pthread_mutex_unlock(&gs_sites.lock);
     }
     /* (the names are only ever appended, each before its index is handed out) */
-    snprintf(out, n, "%s", idx && idx != GS_LIBRARY ? gs_sites.names[idx - 1] : "?");
+    gs_copy_str(out, n, idx && idx != GS_LIBRARY ? gs_sites.names[idx - 1] : "?");
     errno = err;
 }
 

@@ -4,6 +4,7 @@
  * change of sites as an event) write through it. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -58,51 +59,150 @@ void gs_log_event(const char *event, const char *what)
     gs_log_event_with(event, what, NULL, NULL);
 }
 
+/* A record being formatted into p (cap bytes).  Appending by hand, not with snprintf: glibc takes its slow path
+ * for every printf call in a process where a library registered printf handlers, as libquadmath does, which
+ * NumPy's wheels and Debian's OpenBLAS bring, and a record's formatting then cost about a microsecond more. */
+typedef struct {
+    char *p;
+    size_t cap, len;
+} gs_out_t;
+
+void gs_copy_str(char *out, size_t n, const char *s)
+{
+    size_t len = strnlen(s, n - 1);
+    memcpy(out, s, len);
+    out[len] = 0;
+}
+
+static void gs_put(gs_out_t *o, const char *s)
+{
+    size_t n = strlen(s);
+    if (o->len + n < o->cap)
+        memcpy(o->p + o->len, s, n + 1), o->len += n;
+}
+
+/* s JSON-escaped, in at most max bytes. */
+static void gs_put_esc(gs_out_t *o, const char *s, size_t max)
+{
+    size_t room = o->cap - o->len;
+    if (room > 1)
+        o->len += gs_json_escape(o->p + o->len, max < room ? max : room, s);
+}
+
+/* ,"key": */
+static void gs_put_key(gs_out_t *o, const char *key)
+{
+    gs_put(o, ",\"");
+    gs_put(o, key);
+    gs_put(o, "\":");
+}
+
+static void gs_put_int(gs_out_t *o, long long v)
+{
+    char d[24], *e = d + sizeof d - 1;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    *e = 0;
+    do
+        *--e = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--e = '-';
+    gs_put(o, e);
+}
+
+/* v by a format strfromd takes ("%.6g"): no printf parsing. */
+static void gs_put_num(gs_out_t *o, const char *fmt, double v)
+{
+    char d[40];
+    strfromd(d, sizeof d, fmt, v);
+    gs_put(o, d);
+}
+
+/* ,"key":"value" with value escaped in at most max bytes */
+static void gs_put_str(gs_out_t *o, const char *key, const char *value, size_t max)
+{
+    gs_put_key(o, key);
+    gs_put(o, "\"");
+    gs_put_esc(o, value, max);
+    gs_put(o, "\"");
+}
+
 void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const char *site, const char *native)
 {
     const gs_routine_info_t *r = &gs_routines[c->routine];
-    /* Every field is bounded (the reason by its escaped copy of 256 bytes, the sites and the symbol by theirs,
-     * names by the table, numbers by their formats, a transform's shape by its 8 sizes): a record takes under
-     * 2050 bytes, so the appends below cannot overrun buf. */
-    char why[GS_WHY_MAX + 112], buf[2304], esite[320], enative[220], esym[48];
-    gs_json_escape(why, sizeof why, c->why);
-    gs_json_escape(esym, sizeof esym, c->api ? c->api : gs_entries[c->entry].symbol);
-    gs_json_escape(esite, sizeof esite, site);
-    gs_json_escape(enative, sizeof enative, native);
-    int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"routine\":\"%s\",\"symbol\":\"%s\",\"dtype\":\"%s\"",
-                       (double)(c->t0 - gs.t_start) * 1e-9, r->name, esym, gs_dtype_names[r->prec]);
-    for (int i = 0; c->dim_names && c->dim_names[i]; i++)
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"%c\":%lld", c->dim_names[i],
-                        (long long)c->dim[i]);
-    if (c->shape_rank) { /* a transform: its kind and logical sizes (at most 8, by the FFTW family) */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"kind\":\"%s\",\"shape\":[", c->kind);
-        for (int i = 0; i < c->shape_rank && i < 8; i++)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%lld", i ? "," : "", (long long)c->shape[i]);
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "]");
+    /* Every field is bounded (the reason by its escaped copy of GS_WHY_MAX + 112 bytes, the sites and the symbol
+     * by theirs, names by the table, numbers by their formats, a transform's shape by its 8 sizes): a record
+     * takes under 2050 bytes, within buf. */
+    char buf[2304];
+    gs_out_t o = {buf, sizeof buf, 0};
+    gs_put(&o, "{\"t\":");
+    gs_put_num(&o, "%.6f", (double)(c->t0 - gs.t_start) * 1e-9);
+    gs_put_str(&o, "routine", r->name, 64);
+    gs_put_str(&o, "symbol", c->api ? c->api : gs_entries[c->entry].symbol, 48);
+    gs_put_str(&o, "dtype", gs_dtype_names[r->prec], 64);
+    for (int i = 0; c->dim_names && c->dim_names[i]; i++) {
+        char key[2] = {c->dim_names[i], 0};
+        gs_put_key(&o, key);
+        gs_put_int(&o, (long long)c->dim[i]);
     }
-    if (c->threads) /* an FFTW plan's threads on the CPU: its own, or its twin's (families/fftw/twin.c) */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"threads\":%u", (unsigned)c->threads);
-    len += snprintf(buf + len, sizeof buf - (size_t)len,
-                    ",\"opts\":\"%s\",\"flops\":%.6g,\"where\":\"%s\",\"why\":\"%s\",\"seconds\":%.6g,"
-                    "\"bytes_h2d\":%llu,\"bytes_d2h\":%llu,\"cache_hits\":%u,\"bytes_saved\":%llu,\"track_us\":%.1f,"
-                    "\"tid\":%d",
-                    c->opts, c->flops, gs_where_names[c->where], why, seconds,
-                    (unsigned long long)c->bytes_h2d, (unsigned long long)c->bytes_d2h, (unsigned)c->cache_hits,
-                    (unsigned long long)c->bytes_saved, (double)c->track_ns * 1e-3, (int)gettid());
-    if (c->devices > 1) /* a call split across devices (GPUSHIM_DEVICES) */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"devices\":%u", (unsigned)c->devices);
-    if (calls > 1) /* a run of like calls (runs.c): the fields above are their sums */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"calls\":%u", (unsigned)calls);
-    if (c->pred_cpu >= 0) /* the cost model's prediction of both sides (core/policy.c) */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"predicted_cpu_s\":%.4g,\"predicted_gpu_s\":%.4g",
-                        (double)c->pred_cpu, (double)c->pred_gpu);
-    if (c->pred_cpu >= 0 && c->pred_wait > 0) /* of predicted_gpu_s, the GPU's bring-up still to come */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"predicted_wait_s\":%.4g", (double)c->pred_wait);
-    if (c->pred_cpu >= 0 && c->sharing > 1) /* calls weighed at once, and of predicted_gpu_s, their GPU work */
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"calls_at_once\":%u,\"predicted_queue_s\":%.4g",
-                        (unsigned)c->sharing, (double)c->pred_queue);
-    if (gs.opt.sites != GS_SITES_OFF)
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"site\":\"%s\",\"native\":\"%s\"", esite, enative);
-    len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");
-    gs_log_write(buf, (size_t)len);
+    if (c->shape_rank) { /* a transform: its kind and logical sizes (at most 8, by the FFTW family) */
+        gs_put_str(&o, "kind", c->kind, 64);
+        gs_put(&o, ",\"shape\":[");
+        for (int i = 0; i < c->shape_rank && i < 8; i++) {
+            gs_put(&o, i ? "," : "");
+            gs_put_int(&o, (long long)c->shape[i]);
+        }
+        gs_put(&o, "]");
+    }
+    if (c->threads) { /* an FFTW plan's threads on the CPU: its own, or its twin's (families/fftw/twin.c) */
+        gs_put_key(&o, "threads");
+        gs_put_int(&o, c->threads);
+    }
+    gs_put_str(&o, "opts", c->opts, 64);
+    gs_put_key(&o, "flops");
+    gs_put_num(&o, "%.6g", c->flops);
+    gs_put_str(&o, "where", gs_where_names[c->where], 64);
+    gs_put_str(&o, "why", c->why, GS_WHY_MAX + 112);
+    gs_put_key(&o, "seconds");
+    gs_put_num(&o, "%.6g", seconds);
+    const char *const counts[] = {"bytes_h2d", "bytes_d2h", "cache_hits", "bytes_saved"};
+    const unsigned long long count[] = {c->bytes_h2d, c->bytes_d2h, c->cache_hits, c->bytes_saved};
+    for (int i = 0; i < 4; i++) {
+        gs_put_key(&o, counts[i]);
+        gs_put_int(&o, (long long)count[i]);
+    }
+    gs_put_key(&o, "track_us");
+    gs_put_num(&o, "%.1f", (double)c->track_ns * 1e-3);
+    gs_put_key(&o, "tid");
+    gs_put_int(&o, gettid());
+    if (c->devices > 1) { /* a call split across devices (GPUSHIM_DEVICES) */
+        gs_put_key(&o, "devices");
+        gs_put_int(&o, c->devices);
+    }
+    if (calls > 1) { /* a run of like calls (runs.c): the fields above are their sums */
+        gs_put_key(&o, "calls");
+        gs_put_int(&o, calls);
+    }
+    /* the cost model's prediction of both sides (core/policy.c); of predicted_gpu_s, the GPU's bring-up still to
+     * come; the calls weighed at once, and of predicted_gpu_s, their GPU work */
+    const char *const preds[] = {"predicted_cpu_s", "predicted_gpu_s", "predicted_wait_s", "predicted_queue_s"};
+    const double pred[] = {c->pred_cpu, c->pred_gpu, c->pred_wait, c->pred_queue};
+    const bool shown[] = {c->pred_cpu >= 0, c->pred_cpu >= 0, c->pred_cpu >= 0 && c->pred_wait > 0,
+                          c->pred_cpu >= 0 && c->sharing > 1};
+    for (int i = 0; i < 4; i++) {
+        if (!shown[i])
+            continue;
+        if (i == 3) {
+            gs_put_key(&o, "calls_at_once");
+            gs_put_int(&o, c->sharing);
+        }
+        gs_put_key(&o, preds[i]);
+        gs_put_num(&o, "%.4g", pred[i]);
+    }
+    if (gs.opt.sites != GS_SITES_OFF) {
+        gs_put_str(&o, "site", site, 320);
+        gs_put_str(&o, "native", native, 220);
+    }
+    gs_put(&o, "}\n");
+    gs_log_write(buf, o.len);
 }

@@ -16,6 +16,7 @@
 #include "families/blas/blas.h"
 #include "families/fftw/fftw.h"
 #include "core/gs.h"
+#include "log/record.h"
 #include "log/site.h"
 #include "memory/wp.h"
 #include "unit.h"
@@ -479,6 +480,12 @@ START_TEST(test_json_escape)
     ck_assert_str_eq(out, "a \\\"b\\\" \\\\ c\\u000a");
     gs_json_escape(out, 10, "0123456789abcdef");
     ck_assert_uint_lt(strlen(out), 10);
+    gs_copy_str(out, 5, "0123456789"); /* cut to fit, terminated */
+    ck_assert_str_eq(out, "0123");
+    gs_copy_str(out, sizeof out, "ab");
+    ck_assert_str_eq(out, "ab");
+    gs_copy_str(out, 1, "ab");
+    ck_assert_str_eq(out, "");
 }
 END_TEST
 
