@@ -295,12 +295,16 @@ GS_HIDDEN extern _Thread_local int gs_depth __attribute__((tls_model("initial-ex
 /* Records a finished call that is timed (log or summary on): counters and log record (log.c).  Only timed
  * calls pay for clocks and counters: a small call that stays on the CPU costs a few nanoseconds. */
 GS_HIDDEN void gs_call_record(gs_call_t *c);
-/* Notes a call the cost model weighed with its history on, as it ends: its measured time against c->model on
- * the side it ran (history.c). */
+/* The model's history (history.c).  Notes a call the cost model weighed with its history on, as it ends: its
+ * measured time against c->model on the side it ran; untimed (a Python layer's call handed to its original), it
+ * only counts toward the other side's ratios being forgotten. */
 GS_HIDDEN void gs_history_note(const gs_call_t *c);
-/* Notes a call weighed so that ran on side c->where untimed (a Python layer's call handed to its original): it
- * counts toward the other side's ratios being forgotten, as a timed one does, and adds none of its own. */
 GS_HIDDEN void gs_history_untimed(const gs_call_t *c);
+/* The median, over the last window (at most GS_HISTORY_MAX) calls of kind key this process noted, of their
+ * measured over predicted times: what the model's seconds for the next such call are multiplied by.  1 when
+ * none was noted.  *counted (when not NULL): how many calls the median is of. */
+#define GS_HISTORY_MAX 8
+GS_HIDDEN double gs_history_factor(uint64_t key, int window, int *counted);
 
 /* The CPU library's entry e (real.c). */
 GS_HIDDEN void *gs_real(unsigned e);
@@ -491,13 +495,5 @@ GS_HIDDEN gs_where_t gs_policy_decide(gs_call_t *c, bool gpu_capable);
  * setup_us: whether the GPU, once up, is faster.  Sets c->pred_cpu, c->pred_gpu (with the left seconds of the
  * GPU's bring-up still to come, c->pred_wait: dispatch's gs_gpu_left), and c->why when it says CPU. */
 GS_HIDDEN gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left);
-
-/* ---- the model's history (history.c) ------------------------------------------------------------------ */
-
-/* The median, over the last window (at most GS_HISTORY_MAX) calls of kind key this process noted, of their
- * measured over predicted times: what the model's seconds for the next such call are multiplied by.  1 when
- * none was noted.  *counted (when not NULL): how many calls the median is of. */
-#define GS_HISTORY_MAX 8
-GS_HIDDEN double gs_history_factor(uint64_t key, int window, int *counted);
 
 #endif
