@@ -320,7 +320,7 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
      * the rates put too fast on the GPU stays there for good, predicted slower than the CPU call after call
      * (the stand-in's batched transforms did).  After GS_HISTORY_IDLE calls on the CPU the GPU is tried again
      * (history.c). */
-    double fdecide = fgpu < 1 || (window > 0 && gpu_counted >= window) ? fgpu : 1;
+    double fdecide = fgpu < 1 || gpu_counted >= window ? fgpu : 1;
     if (gs.opt.offload == GS_OFFLOAD_ALWAYS || fdecide * (fixed + gs_copy_and_compute(r, mine, compute)) + queue < cpu)
         return GS_WHERE_GPU;
     c->why = "cpu faster";
