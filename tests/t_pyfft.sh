@@ -3,7 +3,8 @@
 # shapes, axes, n and s, norms, dtypes, layouts and out against the originals, forced onto the GPU path and by
 # default (tests/py/pyfft.py: results within FFT rounding, bit for bit where the library leaves the call to NumPy
 # or SciPy; dtype, shape and strides the original's; inputs unchanged; errors the original's); a wrong factor fails
-# the sample; the log names the calls by their Python names, with the program's line as the site;
+# the sample; the log names the calls by their Python names, with the program's line as the site, those the
+# cost model kept on the CPU too, timed in the original;
 # GPUSHIM_PYTHON=0 gives no layer; NumPy's and SciPy's fft suites, and scipy.signal's tests of fftconvolve and
 # oaconvolve, with the layer on and every call forced pass as without it.  PYFFT_SEED (default 49) and
 # PYFFT_COUNT (default 800) choose another sample.
@@ -43,8 +44,27 @@ for m in numpy scipy; do
                 [ $(count $W/always.log -- symbol=$m.fft.$f 'site=*_fft*') = 0 ]"
     done
 done
-check "a call the library does not do is not logged by its Python name" \
-    test "$(count $W/always.log $W/auto.log -- 'symbol=*.fft.*' where=cpu)" = 0
+check "a call the library does not do is not logged by its Python name, unless the model kept it on the CPU" \
+    test "$(count $W/always.log -- 'symbol=*.fft.*' where=cpu)/$($PY tests/logq.py values why $W/auto.log -- \
+        'symbol=*.fft.*' where=cpu | grep -cvx 'cpu faster')" = 0/0
+# A transform the cost model keeps on the CPU (a GPU made slow by the policy) is timed in NumPy's or SciPy's own
+# function (scipy.fft's through SciPy's backend, skipping gpushim's): logged by its Python name, bit for bit the
+# original's result.
+cat >$W/kept.policy <<'POL'
+fftw_* gpu_gflops=0.001 latency_us=1e7
+POL
+cat >$W/kept.py <<'PY'
+import gpushim, numpy as np, scipy.fft
+x = np.random.default_rng(1).standard_normal((512, 4096)) + 1j
+y, z = np.fft.fft(x), scipy.fft.fft(x, workers=2)
+with scipy.fft.set_backend("scipy", only=True):
+    print(np.array_equal(y, np.fft.fft._gpushim_original(x)), np.array_equal(z, scipy.fft.fft(x, workers=2)))
+PY
+(cd $W && shim GPUSHIM_POLICY=$W/kept.policy GPUSHIM_LOG=$W/kept.log $PYP $NP2 kept.py >$W/kept.out 2>&1)
+check "kept on the CPU: the originals' results ($(tr '\n' ' ' <$W/kept.out))" grep -qx "True True" $W/kept.out
+check "kept on the CPU: each transform logged by its Python name, timed in the original" sh -c \
+    "[ $(count $W/kept.log -- symbol=numpy.fft.fft where=cpu 'why=cpu faster' 'site=kept.py:3 *') = 1 ] &&
+     [ $(count $W/kept.log -- symbol=scipy.fft.fft where=cpu 'why=cpu faster' 'site=kept.py:3 *') = 1 ]"
 cat >$W/big.py <<'PY'
 import gpushim
 import numpy as np

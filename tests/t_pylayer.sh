@@ -1,6 +1,7 @@
 # The Python layer (scripts/python/gpushim/_linalg.py, the C entry gpushim_linalg): every wrapped function
 # against the original, forced onto the GPU path and by default (tests/py/pylayer.py); the log names the calls
-# by their Python names, with the program's line as the site; each way in gives the layer (import gpushim first,
+# by their Python names, with the program's line as the site, those the cost model kept on the CPU too, timed in
+# the original (whose own calls it does not log); each way in gives the layer (import gpushim first,
 # python -m gpushim, gpushim-run, plain LD_PRELOAD through gpushim.pth), and GPUSHIM_PYTHON=0 or no library
 # gives none; NumPy's own linalg suite, and SciPy's tests of cho_factor, cho_solve, lu_factor, lu_solve, eigh, inv,
 # solve, svd, qr and lstsq, with the layer on and every call forced, pass as without it.
@@ -134,6 +135,34 @@ way "import gpushim first, GPUSHIM_PYTHON=0" False env GPUSHIM_PYTHON=0 PYTHONPA
 way "LD_PRELOAD, the package not installed" False env LD_PRELOAD=$LIB $NP2 probe.py
 way "no library, the package installed" False $V2 probe.py
 check "no library: the .pth hook imports nothing" grep -q '^False False ' $W/way.out
+
+# A call the cost model keeps on the CPU (a GPU made slow by the policy) is timed in its original: logged by its
+# Python name with the original's seconds, the original's own LAPACK and copy calls not logged (nor offloaded);
+# one whose original raises leaves the thread's next calls as they were (the product after it is logged).
+cat >$W/kept.policy <<'POL'
+dgesv gpu_gflops=0.001 latency_us=1e7
+POL
+cat >$W/kept.py <<'PY'
+import gpushim, numpy as np
+a, b = np.random.default_rng(0).standard_normal((600, 600)) + 600 * np.eye(600), np.ones(600)
+x = np.linalg.solve(a, b)
+assert np.allclose(a @ x, b)
+try:
+    np.linalg.solve(np.zeros((600, 600)), b)
+except np.linalg.LinAlgError:
+    print("raised")
+np.ones((300, 300)) @ np.ones((300, 300))
+PY
+(cd $W && shim GPUSHIM_POLICY=$W/kept.policy GPUSHIM_LOG=$W/kept.log $V2 kept.py >$W/kept.out 2>&1)
+check "kept on the CPU: the original's result, and its error ($(tr '\n' ' ' <$W/kept.out))" grep -qx raised $W/kept.out
+check "kept on the CPU: each call logged by its Python name, timed in its original" sh -c \
+    "[ $(count $W/kept.log -- symbol=numpy.linalg.solve where=cpu 'why=cpu faster' 'site=kept.py:3 *') = 1 ] &&
+     [ $(count $W/kept.log -- symbol=numpy.linalg.solve where=cpu 'site=kept.py:6 *') = 1 ] &&
+     [ \"$($PY tests/logq.py first seconds $W/kept.log -- 'site=kept.py:3 *')\" != 0 ]"
+check "kept on the CPU: the originals' own calls not logged" \
+    test "$(count $W/kept.log -- 'symbol=*dgesv*')$(count $W/kept.log -- routine=dcopy)" = 00
+check "kept on the CPU: the product after the error logged as ever" \
+    test "$(count $W/kept.log -- routine=dgemm 'site=kept.py:9 *')" = 1
 
 # The suites of the wrapped functions with the layer on (gpushim.pth), every call forced, as tests/t_pylinalg.sh
 # runs them (SciPy's with its BLAS calls on the CPU): NumPy's linalg suite, SciPy's of cho_factor, cho_solve, eigh,

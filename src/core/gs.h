@@ -296,10 +296,8 @@ GS_HIDDEN extern _Thread_local int gs_depth __attribute__((tls_model("initial-ex
  * calls pay for clocks and counters: a small call that stays on the CPU costs a few nanoseconds. */
 GS_HIDDEN void gs_call_record(gs_call_t *c);
 /* The model's history (history.c).  Notes a call the cost model weighed with its history on, as it ends: its
- * measured time against c->model on the side it ran; untimed (a Python layer's call handed to its original), it
- * only counts toward the other side's ratios being forgotten. */
+ * measured time against c->model on the side it ran. */
 GS_HIDDEN void gs_history_note(const gs_call_t *c);
-GS_HIDDEN void gs_history_untimed(const gs_call_t *c);
 /* The median, over the last window (at most GS_HISTORY_MAX) calls of kind key this process noted, of their
  * measured over predicted times: what the model's seconds for the next such call are multiplied by.  1 when
  * none was noted.  *counted (when not NULL): how many calls the median is of. */

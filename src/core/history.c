@@ -74,21 +74,6 @@ double gs_history_factor(uint64_t key, int window, int *counted)
     return n % 2 ? r[n / 2] : sqrt((double)r[n / 2 - 1] * r[n / 2]);
 }
 
-/* One more call of the kind on the other side since the side of key last ran; under the lock. */
-static void gs_history_idle_locked(uint64_t key)
-{
-    gs_history_entry_t *other = gs_history_find(key, false);
-    if (other && other->n > 0 && ++other->idle >= GS_HISTORY_IDLE)
-        other->n = other->next = other->idle = 0;
-}
-
-void gs_history_untimed(const gs_call_t *c)
-{
-    pthread_mutex_lock(&gs_history_lock);
-    gs_history_idle_locked(c->hkey[!c->where]);
-    pthread_mutex_unlock(&gs_history_lock);
-}
-
 void gs_history_note(const gs_call_t *c)
 {
     int side = c->where;
@@ -99,7 +84,9 @@ void gs_history_note(const gs_call_t *c)
     float r = (float)((double)(gs_now_ns() - c->t_pred) * 1e-9 / c->model[side]);
     r = r < 1 / GS_HISTORY_CLAMP ? 1 / GS_HISTORY_CLAMP : r > GS_HISTORY_CLAMP ? GS_HISTORY_CLAMP : r;
     pthread_mutex_lock(&gs_history_lock);
-    gs_history_idle_locked(c->hkey[!side]);
+    gs_history_entry_t *other = gs_history_find(c->hkey[!side], false);
+    if (other && other->n > 0 && ++other->idle >= GS_HISTORY_IDLE)
+        other->n = other->next = other->idle = 0;
     gs_history_entry_t *e = gs_history_find(c->hkey[side], true);
     e->idle = 0;
     /* The first call of a kind on a side warms it up (on the GPU workspaces and kernels, fresh pages anywhere):

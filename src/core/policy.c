@@ -266,13 +266,14 @@ static double gs_copy_and_compute(const gs_rule_t *r, double copy, double comput
 }
 
 /* The history's kind of a call on side where: its routine, its flops and the bytes it copies, each to half a
- * power of two, whether it bears a setup, and the threads it runs on where the family knows them (FFTW plans). */
+ * power of two, whether it bears a setup, the threads it runs on where the family knows them (FFTW plans), and
+ * whether it came through a Python layer (whose CPU side is NumPy's or SciPy's own function, copies and all). */
 static uint64_t gs_history_key(const gs_call_t *c, gs_where_t where, double bytes, bool setup)
 {
     uint64_t f = c->flops >= 1 ? (uint64_t)(2 * log2(c->flops)) : 0;
     uint64_t b = bytes >= 1 ? (uint64_t)(2 * log2(bytes)) + 1 : 0;
     return (uint64_t)c->routine << 32 | (uint64_t)c->threads << 24 | (uint64_t)(where + 1) << 22 |
-           (uint64_t)setup << 20 | (b & 0xff) << 8 | (f & 0xff);
+           (uint64_t)setup << 20 | (uint64_t)(c->api != NULL) << 16 | (b & 0xff) << 8 | (f & 0xff);
 }
 
 gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, double left)

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "dispatch/dispatch.h"
+#include "log/record.h"
 #include "log/site.h"
 
 /* After the policy and the family chose the GPU: bring it up, run the operation there, or fall back. */
@@ -113,23 +114,65 @@ int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)
     return gs_dispatch_gpu(c, f, args, &o);
 }
 
+/* The calling thread's last Python layer call that the cost model kept on the CPU, kept for
+ * gpushim_original_begin to time its original under (its shape and name copied: the family's arguments and the
+ * caller's string end with the call), and whether that timing is open. */
+static _Thread_local struct {
+    gs_call_t c;
+    int64_t shape[8];
+    char api[64];
+    bool kept, open;
+} gs_orig;
+
+static void gs_orig_keep(const gs_call_t *c)
+{
+    gs_call_t *k = &gs_orig.c;
+    *k = *c;
+    if (c->why == c->why_buf)
+        k->why = k->why_buf;
+    for (int i = 0; i < c->shape_rank && i < 8; i++)
+        gs_orig.shape[i] = c->shape[i];
+    k->shape = gs_orig.shape;
+    gs_copy_str(gs_orig.api, sizeof gs_orig.api, c->api);
+    k->api = gs_orig.api;
+    k->inside = false, k->sharing = 0, k->after = NULL; /* done with at the decision */
+    gs_orig.kept = true;
+}
+
 bool gs_dispatch_api(const char *api, unsigned e, const gs_family_t *f, void *args, const void *ret)
 {
     gs_call_t call;
+    gs_orig.kept = false;
     int r = gs_dispatch_named(&call, e, f, args, ret, api);
     if (r == GS_RUN_QUERY)
         r = gs_dispatch_queried(&call, f, args);
     bool done = r == GS_RUN_DONE;
-    /* Handed back, the call runs in the original function, which gpushim does not time: its kind's GPU ratios
-     * are still forgotten after enough of them, so that a kind measured slower on the GPU is tried there again
-     * (core/history.c). */
-    if (!done && call.t_pred)
-        gs_history_untimed(&call);
+    call.api = api;
+    if (!done && call.t_pred) /* weighed and kept on the CPU */
+        gs_orig_keep(&call);
     if (!done)
         call.timed = false, call.t_pred = 0;
-    call.api = api;
     gs_call_end(&call);
     return done;
+}
+
+GS_EXPORT int gpushim_original_begin(void)
+{
+    if (!gs_orig.kept || gs_orig.open)
+        return 0;
+    gs_call_t *c = &gs_orig.c;
+    gs_orig.kept = false, gs_orig.open = true;
+    c->t0 = c->t_pred = gs_now_ns();
+    c->inside = true, gs_depth++; /* the original's own calls are the CPU library's: not logged, not offloaded */
+    return 1;
+}
+
+GS_EXPORT void gpushim_original_end(void)
+{
+    if (!gs_orig.open)
+        return;
+    gs_orig.open = false;
+    gs_call_end(&gs_orig.c);
 }
 
 int64_t gs_dispatch_least(int64_t from, bool (*wanted)(const void *arg, int64_t size), const void *arg)

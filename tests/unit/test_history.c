@@ -1,6 +1,6 @@
 /* Check unit tests of the cost model's history (src/core/history.c): the median of the last calls' ratios,
- * the first call of a kind not counted, the clamp, a side forgotten once the other ran long enough (untimed calls
- * too), and the model's use of it. */
+ * the first call of a kind not counted, the clamp, a side forgotten once the other ran long enough, and the
+ * model's use of it. */
 #include <check.h>
 
 #include "core/gs.h"
@@ -47,15 +47,6 @@ START_TEST(test_history)
     /* the side's next call counts at once: the kind was warm */
     note(GS_WHERE_GPU, kc, kg, 1e-3, 3);
     ck_assert_double_eq_tol(gs_history_factor(kg, 3, NULL), 3, 0.05);
-    /* calls handed to a Python layer's original, untimed: they count toward forgetting the GPU's ratio as timed
-     * ones do, and leave the CPU's as it was */
-    const gs_call_t untimed = {.where = GS_WHERE_CPU, .hkey = {kc, kg}};
-    for (int i = 0; i < 7; i++)
-        gs_history_untimed(&untimed);
-    ck_assert_double_eq_tol(gs_history_factor(kg, 3, NULL), 3, 0.05);
-    gs_history_untimed(&untimed);
-    ck_assert_double_eq(gs_history_factor(kg, 3, NULL), 1);
-    ck_assert_double_eq_tol(gs_history_factor(kc, 3, NULL), 4, 0.05);
 }
 END_TEST
 

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from gpushim._linalg import _Array, _bind, _describe, _wrap
+from gpushim._linalg import _Array, _bind, _describe, _timed, _wrap
 
 _NORMS = (None, "backward", "ortho", "forward")
 # The C entry's operations: (transform's input complex, output complex, inverse direction for the norm).
@@ -225,7 +225,8 @@ _SCIPY = {
 class Backend:
     """gpushim's backend of scipy.fft (its documented protocol): the transforms of _SCIPY that the plans take and
     the library does; every other call NotImplemented, which passes it on to SciPy's own backend, registered after
-    this one, with the original arguments, workers included."""
+    this one, with the original arguments, workers included; a call the library weighed and kept on the CPU goes
+    to SciPy's own backend from here (skipping this one), timed by the library."""
     __ua_domain__ = "numpy.scipy.fft"
     run = None  # _run(gpushim_fft), set by wrap_module
 
@@ -236,7 +237,13 @@ class Backend:
             job = _SCIPY[name](*args, **kwargs) if name in _SCIPY else None
         except (TypeError, AttributeError, IndexError):  # arguments the plan does not take: SciPy's own
             job = None
-        return NotImplemented if job is None else Backend.run(f"scipy.fft.{name}".encode(), job)
+        if job is None:
+            return NotImplemented
+        result = Backend.run(f"scipy.fft.{name}".encode(), job)
+        if result is not NotImplemented:
+            return result
+        with sys.modules["scipy.fft"].skip_backend(Backend):  # SciPy's own, timed where the library kept it
+            return _timed(method, *args, **kwargs)
 
 
 WRAPPED = (

@@ -35,6 +35,7 @@ def _plain(*arrays):
 
 _min_order = {}  # (operation, type character, right-hand sides): gpushim_linalg_min_order, for the process
 _query = None  # gpushim_linalg_min_order, set by _entry
+_begin = _end = None  # gpushim_original_begin and _end, set by _bind
 
 
 def _least(op, t, k=1):
@@ -485,6 +486,17 @@ def _describe(x):
     return d
 
 
+def _timed(call, *args, **kwargs):
+    """call(*args, **kwargs), timed by the library under the call it has just kept on the CPU, when it has
+    (gpushim_original_begin): the log's record of it and the cost model's measure of the CPU side."""
+    if not _begin():
+        return call(*args, **kwargs)
+    try:
+        return call(*args, **kwargs)
+    finally:
+        _end()
+
+
 def _wrap(run, original, api, plan):
     """The one wrapper shape, of this layer and gpushim/_fft.py's: run(name, job) makes the plan's call through the
     library and returns its result, or NotImplemented when it is not done; then the original's call."""
@@ -500,6 +512,7 @@ def _wrap(run, original, api, plan):
             result = run(name, job)
             if result is not NotImplemented:
                 return result
+            return _timed(original, *args, **kwargs)
         return original(*args, **kwargs)
 
     wrapper._gpushim_original = original
@@ -518,13 +531,16 @@ def _run(entry):
 def _bind(name, argtypes, least_name, least_argtypes):
     """The C entry name of libgpushim in this process (preloaded, or loaded by import gpushim) and its size query
     least_name, typed for ctypes; None when the library is not in the process."""
+    global _begin, _end
     lib = ctypes.CDLL(None)
     try:
         f, least = getattr(lib, name), getattr(lib, least_name)
+        _begin, _end = lib.gpushim_original_begin, lib.gpushim_original_end
     except AttributeError:
         return None
     f.argtypes, f.restype = argtypes, ctypes.c_int
     least.argtypes, least.restype = least_argtypes, ctypes.c_int64
+    _begin.argtypes, _begin.restype, _end.argtypes, _end.restype = [], ctypes.c_int, [], None
     return f, least
 
 
