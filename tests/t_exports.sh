@@ -6,7 +6,7 @@
 # gpushim_ API, and nothing else.
 tr -s ' ;\t' '\n\n\n' <build/gpushim.map | grep -E '^[A-Za-z_0-9]+$' | grep -v '^global$\|^local$' | sort >$W/want
 API="gpushim_version gpushim_gpu_wait gpushim_log_flush gpushim_log_path gpushim_linalg gpushim_linalg_min_order
-    gpushim_fft gpushim_fft_min_points"
+    gpushim_fft gpushim_fft_min_points gpushim_original_begin gpushim_original_end"
 printf '%s\n' $API >>$W/want
 sort -o $W/want $W/want
 nm -D --defined-only "$LIB" | awk '{print $3}' | sort >$W/have
