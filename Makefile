@@ -60,7 +60,7 @@ help:
 	@echo "make bench-apps     on a GPU machine: the corpus of real programs, whole, CPU-only and under gpushim (bench/results/apps-large.md)"
 	@echo "make bench-demo     the demo's whole process, CPU-only against gpushim, alternately (bench/results/demo.md)"
 	@echo "make bench-hooks    what gpushim costs a malloc-heavy program and small NumPy products where it offloads nothing (bench/results/hooks.md)"
-	@echo "make bench-sites    what the log's call sites cost per call, from C and Python (bench/results/sites.md)"
+	@echo "make bench-sites    what a call's log record and its call sites cost, from C and Python (bench/results/sites.md)"
 	@echo "make entries        build/entries.txt: every entry point, with its routine and template"
 	@echo "make depgraph       the module graph's layer violations and cycles, and the sources' sizes (tests/t_layers.sh)"
 	@echo "make install PREFIX=DIR   install the library, header, scripts and man pages"
