@@ -118,6 +118,20 @@ static void gs_put_num(gs_out_t *o, const char *fmt, double v)
     gs_put(o, d);
 }
 
+/* ,"key":v */
+static void gs_put_kint(gs_out_t *o, const char *key, long long v)
+{
+    gs_put_key(o, key);
+    gs_put_int(o, v);
+}
+
+/* ,"key":v by fmt */
+static void gs_put_knum(gs_out_t *o, const char *key, const char *fmt, double v)
+{
+    gs_put_key(o, key);
+    gs_put_num(o, fmt, v);
+}
+
 /* ,"key":"value" with value escaped in at most max bytes */
 static void gs_put_str(gs_out_t *o, const char *key, const char *value, size_t max)
 {
@@ -142,8 +156,7 @@ void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const cha
     gs_put_str(&o, "dtype", gs_dtype_names[r->prec], 64);
     for (int i = 0; c->dim_names && c->dim_names[i]; i++) {
         char key[2] = {c->dim_names[i], 0};
-        gs_put_key(&o, key);
-        gs_put_int(&o, (long long)c->dim[i]);
+        gs_put_kint(&o, key, (long long)c->dim[i]);
     }
     if (c->shape_rank) { /* a transform: its kind and logical sizes (at most 8, by the FFTW family) */
         gs_put_str(&o, "kind", c->kind, 64);
@@ -154,35 +167,23 @@ void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const cha
         }
         gs_put(&o, "]");
     }
-    if (c->threads) { /* an FFTW plan's threads on the CPU: its own, or its twin's (families/fftw/twin.c) */
-        gs_put_key(&o, "threads");
-        gs_put_int(&o, c->threads);
-    }
+    if (c->threads) /* an FFTW plan's threads on the CPU: its own, or its twin's (families/fftw/twin.c) */
+        gs_put_kint(&o, "threads", c->threads);
     gs_put_str(&o, "opts", c->opts, 64);
-    gs_put_key(&o, "flops");
-    gs_put_num(&o, "%.6g", c->flops);
+    gs_put_knum(&o, "flops", "%.6g", c->flops);
     gs_put_str(&o, "where", gs_where_names[c->where], 64);
     gs_put_str(&o, "why", c->why, GS_WHY_MAX + 112);
-    gs_put_key(&o, "seconds");
-    gs_put_num(&o, "%.6g", seconds);
+    gs_put_knum(&o, "seconds", "%.6g", seconds);
     const char *const counts[] = {"bytes_h2d", "bytes_d2h", "cache_hits", "bytes_saved"};
     const unsigned long long count[] = {c->bytes_h2d, c->bytes_d2h, c->cache_hits, c->bytes_saved};
-    for (int i = 0; i < 4; i++) {
-        gs_put_key(&o, counts[i]);
-        gs_put_int(&o, (long long)count[i]);
-    }
-    gs_put_key(&o, "track_us");
-    gs_put_num(&o, "%.1f", (double)c->track_ns * 1e-3);
-    gs_put_key(&o, "tid");
-    gs_put_int(&o, gettid());
-    if (c->devices > 1) { /* a call split across devices (GPUSHIM_DEVICES) */
-        gs_put_key(&o, "devices");
-        gs_put_int(&o, c->devices);
-    }
-    if (calls > 1) { /* a run of like calls (runs.c): the fields above are their sums */
-        gs_put_key(&o, "calls");
-        gs_put_int(&o, calls);
-    }
+    for (int i = 0; i < 4; i++)
+        gs_put_kint(&o, counts[i], (long long)count[i]);
+    gs_put_knum(&o, "track_us", "%.1f", (double)c->track_ns * 1e-3);
+    gs_put_kint(&o, "tid", gettid());
+    if (c->devices > 1) /* a call split across devices (GPUSHIM_DEVICES) */
+        gs_put_kint(&o, "devices", c->devices);
+    if (calls > 1) /* a run of like calls (runs.c): the fields above are their sums */
+        gs_put_kint(&o, "calls", calls);
     /* the cost model's prediction of both sides (core/policy.c); of predicted_gpu_s, the GPU's bring-up still to
      * come; the calls weighed at once, and of predicted_gpu_s, their GPU work */
     const char *const preds[] = {"predicted_cpu_s", "predicted_gpu_s", "predicted_wait_s", "predicted_queue_s"};
@@ -190,14 +191,10 @@ void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const cha
     const bool shown[] = {c->pred_cpu >= 0, c->pred_cpu >= 0, c->pred_cpu >= 0 && c->pred_wait > 0,
                           c->pred_cpu >= 0 && c->sharing > 1};
     for (int i = 0; i < 4; i++) {
-        if (!shown[i])
-            continue;
-        if (i == 3) {
-            gs_put_key(&o, "calls_at_once");
-            gs_put_int(&o, c->sharing);
-        }
-        gs_put_key(&o, preds[i]);
-        gs_put_num(&o, "%.4g", pred[i]);
+        if (shown[i] && i == 3)
+            gs_put_kint(&o, "calls_at_once", c->sharing);
+        if (shown[i])
+            gs_put_knum(&o, preds[i], "%.4g", pred[i]);
     }
     if (gs.opt.sites != GS_SITES_OFF) {
         gs_put_str(&o, "site", site, 320);
