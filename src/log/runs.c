@@ -9,7 +9,6 @@
  * and so does a forked child, which may end with _exit (Python's multiprocessing does), leaving no exit at
  * which to write its runs. */
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "log/record.h"
