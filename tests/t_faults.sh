@@ -165,8 +165,8 @@ blas cuda_gemm.c cudaEventRecord@gs_gemm_out_of_core:1 GPUSHIM_DEVICE_MEMORY=20k
 blas cuda_gemm.c cudaEventRecord@gs_gemm_out_of_core:2 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
 blas cuda_gemm.c cudaEventRecord@gs_gemm_cslot_free:1 GPUSHIM_DEVICE_MEMORY=20k GPUSHIM_TILE=8
 lapack cuda_eigen.c cudaStreamSynchronize@gs_syevdx_out:1
-lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp_smax:1
-lapack cuda_eigen.c cudaStreamSynchronize@gs_svdp_smax:1
+lapack cuda_svdp_check.c cudaStreamSynchronize@gs_svdp_values:1
+lapack cuda_svdp_check.c cudaStreamSynchronize@gs_svdp_products:1
 lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp:1
 lapack cuda_eigen.c cudaMemcpy2DAsync@gs_svdp:2
 lapack cuda_eigen.c cusolverDnXgesvdp@gs_svdp:1,cudaMemcpy2DAsync@gs_svdp:2

@@ -107,6 +107,17 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
     check "tall SVDs of 34000 rows, forced: results equal, 6 on the GPU, nothing on stderr" \
         sh -c "$PYV tests/py/compare.py $W/tall.ref.npz $W/tall.npz >/dev/null && [ ! -s $W/tall.err ] &&
             [ $(count $W/f.log -- where=gpu 'routine=*gesdd') = 6 ]"
+    # gesvdp's wrong answers that its own error estimate calls exact (the H100's, for svd_tall.py's Gaussians):
+    # each is tested, and gesvd computes the SVD again on the GPU, the values alone included.
+    rm -f $W/f.log
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_SVDP_WRONG=1 GS_STANDIN_CALLS=$W/calls \
+        $PYV tests/py/svd_tall.py $W/tall.npz 34000 2>$W/tall.err
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_SVDP_WRONG=1 $PYV tests/py/svdvals.py $W/sv.npz 1024 \
+        >/dev/null 2>&1
+    check "gesvdp's wrong answers, tall and values alone: results equal, each SVD redone by gesvd on the GPU" \
+        sh -c "$PYV tests/py/compare.py $W/tall.ref.npz $W/tall.npz >/dev/null && [ ! -s $W/tall.err ] &&
+            $PYV tests/py/compare.py $W/sv.ref.npz $W/sv.npz >/dev/null &&
+            [ $(count $W/f.log -- where=gpu 'routine=*gesdd') = 7 ] && grep -q '^cusolverDnXgesvd [1-9]' $W/calls"
     rm -f $W/f.log
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
         $W/f.npz 200 2>$W/f.err

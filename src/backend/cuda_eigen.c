@@ -142,7 +142,9 @@ const gs_sol_op_t gs_sol_syevdx = {.work = gs_syevdx_work, .compute = gs_syevdx,
 /* How gesvdp serves an SVD: its econ argument (0: every vector, 1: min(m, n) of them, or none), or -1 when
  * gesvd serves it: the jobs for U and VT differ, or no vectors are wanted of a matrix under GS_SVDP_VALUES_MIN.
  * gesvdp (polar decomposition and syevd) is much faster than gesvd (QR iteration) on large matrices, but costs
- * milliseconds a call: on the H200 it is the faster for the values alone from n = 1024 (bench/RESULTS.md). */
+ * milliseconds a call: on the H200 it is the faster for the values alone from n = 1024 (bench/RESULTS.md).
+ * gesvdp always computes the vectors, even for the values alone, because only with them can its answer be
+ * tested (cuda_svdp_check.c); with them it still beats gesvd's values alone (51 ms against 88 at n = 1024). */
 enum { GS_SVDP_VALUES_MIN = 1024 };
 static int gs_svdp_econ(const gs_lapack_t *p)
 {
@@ -150,20 +152,17 @@ static int gs_svdp_econ(const gs_lapack_t *p)
     return ju != jv || (ju == 'N' && gs_lapack_mn(p) < GS_SVDP_VALUES_MIN) ? -1 : ju != 'A';
 }
 
-static cusolverEigMode_t gs_svdp_mode(const gs_lapack_t *p)
-{
-    return p->job1 == 'N' ? CUSOLVER_EIG_MODE_NOVECTOR : CUSOLVER_EIG_MODE_VECTOR;
-}
-
 /* Columns of the V that gesvdp returns. */
 static int64_t gs_svdp_nv(const gs_lapack_t *p) { return p->job1 == 'A' ? p->n : gs_lapack_mn(p); }
 
 /* Device bytes gesvdp needs besides its workspace: V (transposed into VT afterwards), a copy of A, from which
- * gesvd starts again when gesvdp had to perturb A, and without vectors a scratch U: gesvdp writes to U and V
- * even then (handed NULL ones, it faults on the device). */
+ * gesvd starts again when gesvdp had to perturb A or its answer fails the test (cuda_svdp_check.c), the test's
+ * scratch, and without vectors a scratch U: gesvdp writes to U and V even then (handed NULL ones, it faults on
+ * the device). */
 size_t gs_sol_svdp_extra(const gs_lapack_t *p, size_t es)
 {
-    return (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * gs_lapack_mn(p) : 0)) * es;
+    size_t own = (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * gs_lapack_mn(p) : 0)) * es;
+    return gs_round256(own) + gs_svdp_check_bytes(p, es);
 }
 
 /* gesvd's workspace, and gesvdp's where gesvdp serves the SVD (s->svdp): gesvd takes over when gesvdp perturbs
@@ -177,9 +176,9 @@ int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s)
                                             um, s->t, NULL, vn, s->t, &s->work_bytes, &s->hbytes));
     size_t pdev, phost;
     int econ = gs_svdp_econ(p);
-    if (econ >= 0 && gs_sol.cusolverDnXgesvdp_bufferSize(s->h, s->q, gs_svdp_mode(p), econ, m, n, s->t, NULL, s->ld[0],
-                                                          s->r, NULL, s->t, NULL, um, s->t, NULL, vn, s->t, &pdev,
-                                                          &phost) == 0) {
+    if (econ >= 0 && gs_sol.cusolverDnXgesvdp_bufferSize(s->h, s->q, CUSOLVER_EIG_MODE_VECTOR, econ, m, n, s->t, NULL,
+                                                          s->ld[0], s->r, NULL, s->t, NULL, um, s->t, NULL, vn, s->t,
+                                                          &pdev, &phost) == 0) {
         s->svdp = true;
         s->work_bytes = s->work_bytes > pdev ? s->work_bytes : pdev;
         s->hbytes = s->hbytes > phost ? s->hbytes : phost;
@@ -187,48 +186,38 @@ int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s)
     return GS_OK;
 }
 
-/* The largest singular value, which gesvdp left first in vec, as a double (after waiting for the device). */
-static int gs_svdp_smax(gs_call_t *c, const gs_sol_t *s, double *smax)
-{
-    size_t rs = gs_real_size(s->p->prec);
-    float f;
-    GS_CUDA(c, cudaMemcpy2DAsync, (rs == 4 ? (void *)&f : (void *)smax, rs, s->vec, rs, rs, 1,
-                                   cudaMemcpyDeviceToHost, s->stream));
-    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
-    if (rs == 4)
-        *smax = f;
-    return GS_OK;
-}
-
-/* The SVD by gesvdp, which returns V and waits for the device.  When gesvdp refuses the call, or had to
- * perturb A by more than the rounding LAPACK allows (a singular value near zero: h_err_sigma above eps times
- * the largest), A is put back and *done stays 0 for gesvd to compute it. */
+/* The SVD by gesvdp, which returns V and waits for the device.  When gesvdp refuses the call, or its answer
+ * fails the test (cuda_svdp_check.c: it had to perturb A by more than the rounding LAPACK allows, near a zero
+ * singular value, or the vectors are wrong), A is put back and *done stays 0 for gesvd to compute it. */
 static int gs_svdp(gs_call_t *c, const gs_sol_t *s, int *done)
 {
     const gs_lapack_t *p = s->p;
-    int64_t m = p->m, n = p->n, mn = gs_lapack_mn(p), nv = gs_svdp_nv(p);
-    size_t es = s->es, rs = gs_real_size(p->prec);
-    bool vecs = p->job1 != 'N';
+    int64_t m = p->m, n = p->n, nv = gs_svdp_nv(p);
+    size_t es = s->es;
+    bool vecs = p->job1 != 'N', ok = false;
     char *v = s->extra, *a0 = v + (size_t)(n * nv) * es, *u = vecs ? s->d[1] : a0 + (size_t)(m * n) * es;
-    double err = 0, smax = 0;
+    size_t own = (size_t)(n * nv + m * n + (vecs ? 0 : m * gs_lapack_mn(p))) * es;
+    gs_svdp_parts_t parts = {.a = a0, .u = u, .ldu = vecs ? s->ld[1] : m > 0 ? m : 1, .v = v, .ldv = n > 0 ? n : 1,
+                             .scratch = s->extra + gs_round256(own)};
+    double err = 0;
     GS_CUDA(c, cudaMemcpy2DAsync, (a0, (size_t)m * es, s->d[0], (size_t)s->ld[0] * es, (size_t)m * es, (size_t)n,
                                    cudaMemcpyDeviceToDevice, s->stream));
     /* A status other than success leaves the SVD to gesvd too, rather than failing the call. */
     cusolverStatus_t st = GS_CALL(
         "cusolverDnXgesvdp",
-        gs_sol.cusolverDnXgesvdp(s->h, s->q, gs_svdp_mode(p), gs_svdp_econ(p), m, n, s->t, s->d[0], s->ld[0], s->r,
-                                 s->vec, s->t, u, vecs ? s->ld[1] : m > 0 ? m : 1, s->t, v, n > 0 ? n : 1, s->t,
-                                 s->work, s->work_bytes, s->hwork, s->hbytes, s->info, &err));
+        gs_sol.cusolverDnXgesvdp(s->h, s->q, CUSOLVER_EIG_MODE_VECTOR, gs_svdp_econ(p), m, n, s->t, s->d[0],
+                                 s->ld[0], s->r, s->vec, s->t, u, parts.ldu, s->t, v, parts.ldv, s->t, s->work,
+                                 s->work_bytes, s->hwork, s->hbytes, s->info, &err));
     int rc;
-    if (st == CUSOLVER_STATUS_SUCCESS && mn > 0 && (rc = gs_svdp_smax(c, s, &smax)) != GS_OK)
+    if (st == CUSOLVER_STATUS_SUCCESS && (rc = gs_svdp_check(c, s, &parts, err, &ok)) != GS_OK)
         return rc;
-    if (st != CUSOLVER_STATUS_SUCCESS || !(err <= (rs == 4 ? FLT_EPSILON : DBL_EPSILON) * smax)) {
+    if (!ok) {
         GS_CUDA(c, cudaMemcpy2DAsync, (s->d[0], (size_t)s->ld[0] * es, a0, (size_t)m * es, (size_t)m * es,
                                        (size_t)n, cudaMemcpyDeviceToDevice, s->stream));
         return GS_OK;
     }
     *done = 1;
-    if (mn == 0 || !vecs)
+    if (!vecs || gs_lapack_mn(p) == 0)
         return GS_OK;
     return gs_cublas_geam(c, p->prec, gs_op_h(p->prec), CUBLAS_OP_N, nv, n, gs_one(p->prec), v, n, gs_zero(),
                           s->d[2], s->ld[2], s->d[2], s->ld[2]);

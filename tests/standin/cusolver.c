@@ -218,6 +218,21 @@ static void run(void *arg)
                 ((float *)j->vec)[i] += (float)*j->err;
             else
                 ((double *)j->vec)[i] += *j->err;
+        /* GS_STANDIN_SVDP_WRONG=1: a wrong answer that h_err_sigma calls exact, as the real gesvdp gave on the H100
+         * for a tall matrix of narrow Gaussians (tests/py/svd_tall.py): U's first column and the last singular
+         * value 1e-4 off. */
+        const char *wrong = getenv("GS_STANDIN_SVDP_WRONG");
+        if (wrong && atoi(wrong) && *j->err == 0 && mn > 0 && c1 != 'N') {
+            for (int64_t i = 0; i < m * (cplx ? 2 : 1); i++)
+                if (real_of(p) == S)
+                    ((float *)j->u)[i] *= 1 + 1e-4f;
+                else
+                    ((double *)j->u)[i] *= 1 + 1e-4;
+            if (real_of(p) == S)
+                ((float *)j->vec)[mn - 1] *= 1 + 1e-4f;
+            else
+                ((double *)j->vec)[mn - 1] *= 1 + 1e-4;
+        }
         break;
     }
     case GEEV: { /* right eigenvectors only */
