@@ -58,6 +58,16 @@ check "sites: a C program's calls come from its own function (threads:run)" \
 calls=$(awk '$1 == "gpushim:" && $3 ~ /^[0-9]+$/ {s += $3} END {print s + 0}' $W/c.err)
 check "8 threads logging at once: every line valid, one record per call the summary counts ($calls)" sh -c "
     $PY tests/logq.py check $W/c.log >/dev/null && [ $(count $W/c.log) = $calls ] && [ $calls -gt 0 ]"
+# Each thread's records go through its own buffer: they stay in the order of its calls.
+check "8 threads logging at once: each thread's records in the order of its calls" $PY -c '
+import json, sys
+last = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "routine" in r:
+        assert r["t"] >= last.get(r["tid"], 0), r
+        last[r["tid"]] = r["t"]
+assert len(last) == 8, last' $W/c.log
 
 # Runs of like calls (tests/progs/runs.c, one size a phase): a run is the first call's record and one with
 # "calls" for the rest; unlike neighbours and changing sizes get a record each; a thread's run is written at

@@ -418,7 +418,8 @@ GS_HIDDEN void *gs_real_lib_entry(int lib, unsigned e);
 #define GS_LOG_FORMAT 3
 /* The log named by GPUSHIM_LOG (%p, %h, %r and %j expanded) is opened, and its header record written, by
  * log.c's GS_LIFE_INIT hook. */
-/* Appends the record of a finished call with one write(2): lines from many threads never interleave. */
+/* Appends the record of a finished call, through the thread's buffer (log/record.h): lines from many threads
+ * never interleave, and each thread's are in the order its calls end. */
 GS_HIDDEN void gs_log_call(const gs_call_t *c, double seconds);
 /* Appends an event record: {"t":...,"event":"<event>","what":"<what>"} ("gpu": the device came up, named in
  * what; "gpu_off": the GPU is not used from now on, for the reason in what). */

@@ -7,7 +7,7 @@
  * records rather than thousands, each of which costs microseconds (its call sites, its formatting, its
  * write).  A thread's run lives in one of a fixed set of slots; a thread that finds none free logs every call,
  * and so does a forked child, which may end with _exit (Python's multiprocessing does), leaving no exit at
- * which to write its runs. */
+ * which to write its runs.  The slot also holds the thread's buffer of records (gs_log_put). */
 #include <pthread.h>
 #include <string.h>
 
@@ -15,6 +15,8 @@
 
 #define GS_RUN_SLOTS 256
 #define GS_RUN_NS 1000000000ull /* a run's record is written after this long at the latest */
+#define GS_RECORD_HOLD_NS 100000000ull /* a buffered record is written after this long at the latest */
+#define GS_RECORD_BUF 16384
 
 typedef struct {
     pthread_mutex_t lock; /* guards the fields below but used, which gs_runs.lock guards */
@@ -25,6 +27,9 @@ typedef struct {
     gs_call_t key, sum;
     char why[GS_WHY_MAX];  /* the reason of key and sum */
     char site[300], native[200];
+    uint32_t blen;         /* bytes of whole records in buf */
+    uint64_t bt0;          /* when the first of them was put */
+    char buf[GS_RECORD_BUF];
 } gs_run_t;
 
 static struct {
@@ -43,11 +48,34 @@ static struct {
 /* 1 + the calling thread's slot; 0: none yet; -1: none was free. */
 static _Thread_local int gs_run_mine __attribute__((tls_model("initial-exec")));
 
-/* Writes and empties what r holds; under r->lock. */
+/* Writes r's buffer of records; under r->lock. */
+static void gs_run_drain(gs_run_t *r)
+{
+    if (r->blen)
+        gs_log_write(r->buf, r->blen);
+    r->blen = 0;
+}
+
+/* Appends a record to r's buffer, and writes the buffer as gs_log_put says; under r->lock. */
+static void gs_run_put(gs_run_t *r, const char *rec, size_t len, bool now)
+{
+    uint64_t t = gs_now_ns();
+    if (r->blen && (r->blen + len > sizeof r->buf || t - r->bt0 > GS_RECORD_HOLD_NS))
+        gs_run_drain(r);
+    if (!r->blen)
+        r->bt0 = t;
+    memcpy(r->buf + r->blen, rec, len);
+    r->blen += (uint32_t)len;
+    if (now)
+        gs_run_drain(r);
+}
+
+/* Puts the record of what the run of r holds into r's buffer, and empties the run; under r->lock. */
 static void gs_run_write(gs_run_t *r)
 {
+    char rec[GS_RECORD_MAX];
     if (r->calls)
-        gs_log_record(&r->sum, r->seconds, r->calls, r->site, r->native);
+        gs_run_put(r, rec, gs_log_format(rec, &r->sum, r->seconds, r->calls, r->site, r->native), false);
     r->calls = 0;
 }
 
@@ -57,6 +85,7 @@ static void gs_run_exit(void *p)
     gs_run_t *r = p;
     pthread_mutex_lock(&r->lock);
     gs_run_write(r);
+    gs_run_drain(r);
     r->head = false;
     pthread_mutex_unlock(&r->lock);
     pthread_mutex_lock(&gs_runs.lock);
@@ -160,6 +189,28 @@ void gs_log_runs_flush(void)
         gs_run_t *r = &gs_runs.slot[i];
         pthread_mutex_lock(&r->lock);
         gs_run_write(r);
+        gs_run_drain(r);
+        pthread_mutex_unlock(&r->lock);
+    }
+}
+
+void gs_log_put(const char *rec, size_t len, bool now)
+{
+    gs_run_t *r = gs_run_slot();
+    if (!r) {
+        gs_log_write(rec, len);
+        return;
+    }
+    pthread_mutex_lock(&r->lock);
+    gs_run_put(r, rec, len, now);
+    pthread_mutex_unlock(&r->lock);
+}
+
+void gs_log_put_mine(void)
+{
+    gs_run_t *r = gs_run_mine > 0 ? &gs_runs.slot[gs_run_mine - 1] : NULL;
+    if (r && pthread_mutex_trylock(&r->lock) == 0) {
+        gs_run_drain(r);
         pthread_mutex_unlock(&r->lock);
     }
 }
@@ -173,7 +224,7 @@ static void gs_runs_atfork_child(void)
         gs_run_t *r = &gs_runs.slot[i];
         pthread_mutex_init(&r->lock, NULL);
         r->used = r->head = false;
-        r->calls = 0;
+        r->calls = r->blen = 0;
     }
     if (gs_run_mine > 0 && gs_runs.keyed)
         pthread_setspecific(gs_runs.key, NULL);

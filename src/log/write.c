@@ -1,6 +1,6 @@
-/* The offload log's lowest level: one write(2) per record on its O_APPEND descriptor, the call records'
- * format (of one call, or of a run of like calls), the event records, and the JSON escaping of every
- * record's strings.  The call records (log.c, runs.c) and the call sites (site_python.c, which reports a
+/* The offload log's lowest level: write(2) on its O_APPEND descriptor (of a thread's records together, runs.c),
+ * the call records' format (of one call, or of a run of like calls), the event records, and the JSON escaping
+ * of every record's strings.  The call records (log.c, runs.c) and the call sites (site_python.c, which reports a
  * change of sites as an event) write through it. */
 #include <errno.h>
 #include <stdio.h>
@@ -42,6 +42,7 @@ void gs_log_event_with(const char *event, const char *what, const char *key, con
 {
     if (gs.log_fd < 0)
         return;
+    gs_log_put_mine();
     char ewhat[600], evalue[100], buf[800];
     gs_json_escape(ewhat, sizeof ewhat, what);
     int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"event\":\"%s\",\"what\":\"%s\"",
@@ -142,14 +143,14 @@ static void gs_put_str(gs_out_t *o, const char *key, const char *value, size_t m
     gs_put(o, "\"");
 }
 
-void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const char *site, const char *native)
+size_t gs_log_format(char *buf, const gs_call_t *c, double seconds, uint32_t calls, const char *site,
+                     const char *native)
 {
     const gs_routine_info_t *r = &gs_routines[c->routine];
     /* Every field is bounded (the reason by its escaped copy of GS_WHY_MAX + 112 bytes, the sites and the symbol
      * by theirs, names by the table, numbers by their formats, a transform's shape by its 8 sizes): a record
-     * takes under 2050 bytes, within buf. */
-    char buf[2304];
-    gs_out_t o = {buf, sizeof buf, 0};
+     * takes under 2050 bytes, within GS_RECORD_MAX. */
+    gs_out_t o = {buf, GS_RECORD_MAX, 0};
     gs_put(&o, "{\"t\":");
     gs_put_num(&o, "%.6f", (double)(c->t0 - gs.t_start) * 1e-9);
     gs_put_str(&o, "routine", r->name, 64);
@@ -202,5 +203,12 @@ void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const cha
         gs_put_str(&o, "native", native, 220);
     }
     gs_put(&o, "}\n");
-    gs_log_write(buf, o.len);
+    return o.len;
+}
+
+void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const char *site, const char *native)
+{
+    char buf[GS_RECORD_MAX];
+    size_t len = gs_log_format(buf, c, seconds, calls, site, native);
+    gs_log_put(buf, len, c->where == GS_WHERE_GPU || seconds >= GS_RECORD_NOW_S);
 }
