@@ -19,14 +19,15 @@ all_passed() {
 }
 # covered OUT FEATURE MIN: the sample had at least MIN cases with FEATURE (fft_diff's coverage lines).
 covered() { [ "$(awk -v f="$2" '$1 == "coverage" && $2 == f {print $3}' "$1")" -ge "$3" ]; }
-# placed EXPECT LOG [WHY]: each execute in the log (in the order they ended) where fft_diff said it must run:
+# placed EXPECT LOG [WHY]: each execute in the log (in the order they began: each thread writes its own records
+# in order, a buffer at a time) where fft_diff said it must run:
 # "gpu", "cpu REASON", "cpu" (any reason) or "any"; an expected gpu one may be "cpu gpu error: WHY..." instead
 # (an injected failure).  Prints the counts, then the first few mismatches, if any (then it fails).
 placed() {
     $PY - "$@" <<'EOF'
 import json, sys
 exp = [l.split(" ", 2) for l in open(sys.argv[1]).read().splitlines()]
-recs = [r for r in map(json.loads, open(sys.argv[2])) if "routine" in r]
+recs = sorted((r for r in map(json.loads, open(sys.argv[2])) if "routine" in r), key=lambda r: r["t"])
 inj = "gpu error: " + sys.argv[3] if len(sys.argv) > 3 else None
 bad, fell = [], 0
 for (case, routine, want), r in zip(exp, recs):

@@ -411,7 +411,7 @@ GS_HIDDEN void *gs_real_lib(int lib, _Atomic(void *) *slots, const char *symbol)
 /* Entry e's symbol as library lib defines it (gs_real_lib, with the table's own slots). */
 GS_HIDDEN void *gs_real_lib_entry(int lib, unsigned e);
 
-/* ---- log and summary (log.c, write.c) ----------------------------------------------------------------- */
+/* ---- log and summary (log.c, write.c, event.c) --------------------------------------------------------- */
 
 /* The log's format version (the header's "gpushim_log"): raised when a field changes meaning or goes away;
  * new fields and records leave it as it is (readers ignore what they do not know).  gpushim(7) has the format. */

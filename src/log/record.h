@@ -1,4 +1,4 @@
-/* The offload log's call records (write.c) and its runs of like calls (runs.c), for log.c. */
+/* The offload log's call records (write.c), its runs of like calls and the threads' buffers (runs.c), for log.c. */
 #ifndef GS_RECORD_H
 #define GS_RECORD_H
 
@@ -12,7 +12,8 @@
 GS_HIDDEN void gs_copy_str(char *out, size_t n, const char *s);
 /* The most bytes of a call record. */
 #define GS_RECORD_MAX 2304
-/* A record of a call that ran on the GPU, or on the CPU for this long or longer, is written at once (gs_log_put). */
+/* A record of a call that ran on the GPU, or on the CPU for this long or longer, is written at once (gs_log_put),
+ * as every record is under GPUSHIM_LOG_EACH=1. */
 #define GS_RECORD_NOW_S 1e-3
 /* Formats the record of c, which took seconds, into buf (GS_RECORD_MAX bytes); its length.  calls > 1: c stands
  * for a run of that many like calls, and its seconds, flops, bytes and track time are their sums (the record

@@ -215,6 +215,13 @@ void gs_log_put_mine(void)
     }
 }
 
+void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const char *site, const char *native)
+{
+    char buf[GS_RECORD_MAX];
+    size_t len = gs_log_format(buf, c, seconds, calls, site, native);
+    gs_log_put(buf, len, gs.opt.log_each || c->where == GS_WHERE_GPU || seconds >= GS_RECORD_NOW_S);
+}
+
 /* In a forked child: the parent's runs are the parent's to write, and the child has none. */
 static void gs_runs_atfork_child(void)
 {

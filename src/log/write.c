@@ -1,7 +1,6 @@
-/* The offload log's lowest level: write(2) on its O_APPEND descriptor (of a thread's records together, runs.c),
- * the call records' format (of one call, or of a run of like calls), the event records, and the JSON escaping
- * of every record's strings.  The call records (log.c, runs.c) and the call sites (site_python.c, which reports a
- * change of sites as an event) write through it. */
+/* The offload log's lowest level: write(2) on its O_APPEND descriptor, the call records' format (of one call, or
+ * of a run of like calls), and the JSON escaping of every record's strings.  The threads' buffers of records
+ * (runs.c) and the events (event.c) write through it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,28 +35,6 @@ void gs_log_write(const char *buf, size_t len)
     static atomic_bool reported;
     if (write(gs.log_fd, buf, len) != (ssize_t)len && !atomic_exchange(&reported, true))
         gs_msg("GPUSHIM_LOG: write failed: %s; later records may be missing", strerror(errno));
-}
-
-void gs_log_event_with(const char *event, const char *what, const char *key, const char *value)
-{
-    if (gs.log_fd < 0)
-        return;
-    gs_log_put_mine();
-    char ewhat[600], evalue[100], buf[800];
-    gs_json_escape(ewhat, sizeof ewhat, what);
-    int len = snprintf(buf, sizeof buf, "{\"t\":%.6f,\"event\":\"%s\",\"what\":\"%s\"",
-                       (double)(gs_now_ns() - gs.t_start) * 1e-9, event, ewhat);
-    if (key && value && *value) {
-        gs_json_escape(evalue, sizeof evalue, value);
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ",\"%s\":\"%s\"", key, evalue);
-    }
-    len += snprintf(buf + len, sizeof buf - (size_t)len, "}\n");
-    gs_log_write(buf, (size_t)len);
-}
-
-void gs_log_event(const char *event, const char *what)
-{
-    gs_log_event_with(event, what, NULL, NULL);
 }
 
 /* A record being formatted into p (cap bytes).  Appending by hand, not with snprintf: glibc takes its slow path
@@ -204,11 +181,4 @@ size_t gs_log_format(char *buf, const gs_call_t *c, double seconds, uint32_t cal
     }
     gs_put(&o, "}\n");
     return o.len;
-}
-
-void gs_log_record(const gs_call_t *c, double seconds, uint32_t calls, const char *site, const char *native)
-{
-    char buf[GS_RECORD_MAX];
-    size_t len = gs_log_format(buf, c, seconds, calls, site, native);
-    gs_log_put(buf, len, c->where == GS_WHERE_GPU || seconds >= GS_RECORD_NOW_S);
 }
