@@ -135,11 +135,13 @@ int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, cons
  * GPUSHIM_OFFLOAD=never, the routine off).  The policy is read once, so the answer holds for the process. */
 int64_t gpushim_fft_min_points(const char *op, char dtype);
 
-/* After gpushim_linalg or gpushim_fft returned 0 on this thread: 1 when the cost model weighed that call and
- * kept it on the CPU, and the library now times the caller's own call of it, to be followed by
+/* After gpushim_linalg or gpushim_fft returned 0 on this thread: 1 when the library kept that call on the CPU
+ * because the cost model weighed it so or the GPU's bring-up was under way (or not yet begun) and the log or
+ * the model wants its time, and the library now times the caller's own call of it, to be followed by
  * gpushim_original_end once that returns (or raises); 0 otherwise, with nothing to end.  The timed call is
- * logged under the api name with its seconds, and the model learns the CPU side's speed from it; the CPU
- * library's calls made meanwhile on this thread are its own (not logged, not offloaded). */
+ * logged under the api name with its seconds, and where the model weighed it, the model learns the CPU side's
+ * speed from it; the CPU library's calls made meanwhile on this thread are its own (not logged, not
+ * offloaded). */
 int gpushim_original_begin(void);
 void gpushim_original_end(void);
 

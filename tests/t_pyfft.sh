@@ -65,6 +65,16 @@ check "kept on the CPU: the originals' results ($(tr '\n' ' ' <$W/kept.out))" gr
 check "kept on the CPU: each transform logged by its Python name, timed in the original" sh -c \
     "[ $(count $W/kept.log -- symbol=numpy.fft.fft where=cpu 'why=cpu faster' 'site=kept.py:3 *') = 1 ] &&
      [ $(count $W/kept.log -- symbol=scipy.fft.fft where=cpu 'why=cpu faster' 'site=kept.py:3 *') = 1 ]"
+# Transforms that the GPU's bring-up keeps on the CPU (not begun, then under way: 300 ms on the stand-in) are
+# timed in the original too: the log has every call, by its Python name.
+printf 'fftw_* cpu_gflops=1 gpu_gflops=1000 link_gbps=10 bringup_us=300000 first_us=0\n' >$W/up.policy
+printf '%s\n' 'import gpushim, numpy as np, scipy.fft' 'x = np.ones((512, 1024), "D")' \
+    'for i in range(20):' '    scipy.fft.fft(x, workers=2)' >$W/up.py
+(cd $W && shim GPUSHIM_WARMUP=auto GS_STANDIN_UP_MS=300 GPUSHIM_POLICY=$W/up.policy GPUSHIM_LOG=$W/up.log $PYP $NP2 \
+    up.py >$W/up.out 2>&1)
+check "the bring-up's calls: each of the 20 logged by its Python name, some before the bring-up, some during it" \
+    sh -c "[ $(count $W/up.log -- symbol=scipy.fft.fft) = 20 ] && [ $(count $W/up.log -- 'why=gpu not started*') -ge 1 ] &&
+        [ $(count $W/up.log -- symbol=scipy.fft.fft 'why=gpu starting*') -ge 1 ]"
 cat >$W/big.py <<'PY'
 import gpushim
 import numpy as np

@@ -114,7 +114,7 @@ int gs_dispatch_queried(gs_call_t *c, const gs_family_t *f, void *args)
     return gs_dispatch_gpu(c, f, args, &o);
 }
 
-/* The calling thread's last Python layer call that the cost model kept on the CPU, kept for
+/* The calling thread's last Python layer call that the library kept on the CPU, kept for
  * gpushim_original_begin to time its original under (its shape and name copied: the family's arguments and the
  * caller's string end with the call), and whether that timing is open. */
 static _Thread_local struct {
@@ -148,7 +148,9 @@ bool gs_dispatch_api(const char *api, unsigned e, const gs_family_t *f, void *ar
         r = gs_dispatch_queried(&call, f, args);
     bool done = r == GS_RUN_DONE;
     call.api = api;
-    if (!done && call.t_pred) /* weighed and kept on the CPU */
+    /* Weighed by the model and kept on the CPU, or kept there by the GPU's bring-up: the original is timed as this
+     * call, for the history (weighed) and the log, which so shows the calls the bring-up kept too. */
+    if (!done && (call.t_pred || (call.timed && gs_warm_why(call.why))))
         gs_orig_keep(&call);
     if (!done)
         call.timed = false, call.t_pred = 0;
@@ -162,7 +164,8 @@ GS_EXPORT int gpushim_original_begin(void)
         return 0;
     gs_call_t *c = &gs_orig.c;
     gs_orig.kept = false, gs_orig.open = true;
-    c->t0 = c->t_pred = gs_now_ns();
+    c->t0 = gs_now_ns();
+    c->t_pred = c->t_pred ? c->t0 : 0; /* the history notes weighed calls only */
     c->inside = true, gs_depth++; /* the original's own calls are the CPU library's: not logged, not offloaded */
     return 1;
 }

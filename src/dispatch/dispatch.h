@@ -64,6 +64,8 @@ GS_HIDDEN void gs_warm_later(int family);
  * runs on the CPU, and the bring-up starts once it has returned (c->after).  GS_OK when ready (or when the
  * caller must bring the GPU up itself); else an error, with c->why saying why. */
 GS_HIDDEN int gs_warm_want(gs_call_t *c, int family);
+/* Whether why is a reason gs_warm_want gives: the bring-up under way, or not begun. */
+GS_HIDDEN bool gs_warm_why(const char *why);
 GS_HIDDEN void gs_gpu_release(void);
 /* True on a thread between gs_gpu_acquire and gs_gpu_release: its CUDA allocations are the shim's own. */
 GS_HIDDEN extern _Thread_local bool gs_gpu_mine;

@@ -95,8 +95,9 @@ static int gs_warm_next(void)
 }
 
 /* The reasons of a call that the bring-up sends to the CPU: under way, or not begun (GPUSHIM_WARMUP=auto). */
-#define GS_WARM_STARTING "gpu starting (CUDA is being brought up on a background thread)"
-#define GS_WARM_NOT_YET "gpu not started: the calls that wanted it have not yet lost what its bring-up takes"
+static const char GS_WARM_STARTING[] = "gpu starting (CUDA is being brought up on a background thread)";
+static const char GS_WARM_NOT_YET[] =
+    "gpu not started: the calls that wanted it have not yet lost what its bring-up takes";
 
 /* The time s seconds from now, for pthread_cond_timedwait. */
 static struct timespec gs_warm_until(double s)
@@ -280,6 +281,8 @@ static bool gs_warm_due(const gs_call_t *c, int family)
     pthread_mutex_unlock(&gs_w.lock);
     return due;
 }
+
+bool gs_warm_why(const char *why) { return why == GS_WARM_STARTING || why == GS_WARM_NOT_YET; }
 
 int gs_warm_want(gs_call_t *c, int family)
 {
