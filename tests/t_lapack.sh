@@ -118,6 +118,18 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
         sh -c "$PYV tests/py/compare.py $W/tall.ref.npz $W/tall.npz >/dev/null && [ ! -s $W/tall.err ] &&
             $PYV tests/py/compare.py $W/sv.ref.npz $W/sv.npz >/dev/null &&
             [ $(count $W/f.log -- where=gpu 'routine=*gesdd') = 7 ] && grep -q '^cusolverDnXgesvd [1-9]' $W/calls"
+    # gesvd's wrong answers as well (the H200's for the Gaussians, from one routine or the other): tested too, and
+    # the CPU library makes the call; least squares' SVD (gelsd) included.
+    rm -f $W/f.log
+    wrong="GS_STANDIN_SVDP_WRONG=1 GS_STANDIN_GESVD_WRONG=1"
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log $wrong $PYV tests/py/svd_tall.py $W/tall.npz 34000 2>$W/tall.err
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log $wrong $PYV tests/py/lapack_numpy.py $W/f.npz 200 2>>$W/tall.err
+    check "gesvd's wrong answers too: results equal, each such SVD made by the CPU library, saying why" \
+        sh -c "$PYV tests/py/compare.py $W/tall.ref.npz $W/tall.npz >/dev/null && [ ! -s $W/tall.err ] &&
+            $PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
+            [ $(count $W/f.log -- where=cpu m=34000 'routine=*gesdd' 'why=gpu: *gesvd*failed its test*') = 6 ] &&
+            [ $(count $W/f.log -- where=cpu 'routine=*gelsd' 'why=gpu: *gesvd*failed its test*') -gt 0 ] &&
+            [ $(count $W/f.log -- where=gpu 'routine=*gesdd' opts=SS) = 0 ]"
     rm -f $W/f.log
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
         $W/f.npz 200 2>$W/f.err

@@ -7,7 +7,7 @@
 
 #include "backend/cuda_solver.h"
 
-/* Device memory after gesvdp's own (gs_sol_svdp_extra, which gs_svdp finds at the start of extra): F where A is
+/* Device memory after the SVD's own (gs_sol_svd_own, which cuda_eigen.c finds at the start of extra): F where A is
  * stored as its transpose (m x n, leading dimension m), then F's U (m x ju) and VT (n x n), n = min(m, n). */
 typedef struct {
     char *f, *uf, *vtf;
@@ -24,7 +24,7 @@ static gs_asvd_t gs_asvd_layout(const gs_sol_t *s)
     const gs_lapack_t *p = s->p;
     gs_asvd_t l = {.ju = p->job1 == 'A' ? p->m : p->n};
     size_t es = s->es;
-    l.f = s->extra + (s->svdp ? gs_round256(gs_sol_svdp_extra(p, es)) : 0);
+    l.f = s->extra + gs_round256(gs_sol_svd_own(p, s->svdp, es));
     l.uf = l.f + (gs_asvd_own(p) ? gs_round256((size_t)(p->m * p->n) * es) : 0);
     l.vtf = l.uf + (p->job1 != 'N' ? gs_round256((size_t)(p->m * l.ju) * es) : 0);
     return l;

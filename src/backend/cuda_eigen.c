@@ -155,14 +155,26 @@ static int gs_svdp_econ(const gs_lapack_t *p)
 /* Columns of the V that gesvdp returns. */
 static int64_t gs_svdp_nv(const gs_lapack_t *p) { return p->job1 == 'A' ? p->n : gs_lapack_mn(p); }
 
-/* Device bytes gesvdp needs besides its workspace: V (transposed into VT afterwards), a copy of A, from which
- * gesvd starts again when gesvdp had to perturb A or its answer fails the test (cuda_svdp_check.c), the test's
- * scratch, and without vectors a scratch U: gesvdp writes to U and V even then (handed NULL ones, it faults on
- * the device). */
-size_t gs_sol_svdp_extra(const gs_lapack_t *p, size_t es)
+/* Whether an answer can be tested (cuda_svdp_check.c): both vectors, k of them at least.  gesvdp's always can. */
+static bool gs_svd_testable(const gs_lapack_t *p)
 {
-    size_t own = (size_t)(p->n * gs_svdp_nv(p) + p->m * p->n + (p->job1 == 'N' ? p->m * gs_lapack_mn(p) : 0)) * es;
-    return gs_round256(own) + gs_svdp_check_bytes(p, es);
+    char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
+    return (ju == 'S' || ju == 'A') && (jv == 'S' || jv == 'A');
+}
+
+/* Device bytes the SVD needs besides its workspace: a copy of A, which the test reads (and from which gesvd starts
+ * again when gesvdp had to perturb A or its answer fails the test), the test's scratch, and for gesvdp V
+ * (transposed into VT afterwards) and without vectors a scratch U (gesvdp writes to U and V even then: handed
+ * NULL ones, it faults on the device).  Nothing for an answer that cannot be tested. */
+static size_t gs_svd_mine(const gs_lapack_t *p, bool svdp, size_t es)
+{
+    return (size_t)(p->m * p->n + (svdp ? p->n * gs_svdp_nv(p) + (p->job1 == 'N' ? p->m * gs_lapack_mn(p) : 0) : 0)) *
+           es;
+}
+
+size_t gs_sol_svd_own(const gs_lapack_t *p, bool svdp, size_t es)
+{
+    return svdp || gs_svd_testable(p) ? gs_round256(gs_svd_mine(p, svdp, es)) + gs_svdp_check_bytes(p, es) : 0;
 }
 
 /* gesvd's workspace, and gesvdp's where gesvdp serves the SVD (s->svdp): gesvd takes over when gesvdp perturbs
@@ -186,6 +198,31 @@ int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s)
     return GS_OK;
 }
 
+/* The parts of gesvdp's answer, or of gesvd's, that the test reads: A's copy first in extra, the scratch after the
+ * SVD's own bytes. */
+static gs_svdp_parts_t gs_svd_parts(const gs_sol_t *s, bool gesvd)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t m = p->m, n = p->n;
+    gs_svdp_parts_t v = {.a = s->extra, .scratch = s->extra + gs_round256(gs_svd_mine(p, s->svdp, s->es))};
+    if (!gesvd) { /* V after A, and without vectors a scratch U after V */
+        v.v = s->extra + (size_t)(m * n) * s->es, v.ldv = n > 0 ? n : 1;
+        v.u = p->job1 != 'N' ? s->d[1] : (char *)v.v + (size_t)(n * gs_svdp_nv(p)) * s->es;
+        v.ldu = p->job1 != 'N' ? s->ld[1] : m > 0 ? m : 1;
+    } else /* gesvd's U and VT */
+        v.u = s->d[1], v.ldu = s->ld[1], v.v = s->d[2], v.ldv = s->ld[2], v.vt = true;
+    return v;
+}
+
+/* A into its copy at the start of extra, or back from it. */
+static int gs_svd_keep_a(gs_call_t *c, const gs_sol_t *s, bool back)
+{
+    size_t es = s->es, rows = (size_t)s->p->m * es, ld = (size_t)s->ld[0] * es;
+    GS_CUDA(c, cudaMemcpy2DAsync, (back ? s->d[0] : s->extra, back ? ld : rows, back ? s->extra : s->d[0],
+                                   back ? rows : ld, rows, (size_t)s->p->n, cudaMemcpyDeviceToDevice, s->stream));
+    return GS_OK;
+}
+
 /* The SVD by gesvdp, which returns V and waits for the device.  When gesvdp refuses the call, or its answer
  * fails the test (cuda_svdp_check.c: it had to perturb A by more than the rounding LAPACK allows, near a zero
  * singular value, or the vectors are wrong), A is put back and *done stays 0 for gesvd to compute it. */
@@ -193,57 +230,66 @@ static int gs_svdp(gs_call_t *c, const gs_sol_t *s, int *done)
 {
     const gs_lapack_t *p = s->p;
     int64_t m = p->m, n = p->n, nv = gs_svdp_nv(p);
-    size_t es = s->es;
-    bool vecs = p->job1 != 'N', ok = false;
-    char *v = s->extra, *a0 = v + (size_t)(n * nv) * es, *u = vecs ? s->d[1] : a0 + (size_t)(m * n) * es;
-    size_t own = (size_t)(n * nv + m * n + (vecs ? 0 : m * gs_lapack_mn(p))) * es;
-    gs_svdp_parts_t parts = {.a = a0, .u = u, .ldu = vecs ? s->ld[1] : m > 0 ? m : 1, .v = v, .ldv = n > 0 ? n : 1,
-                             .scratch = s->extra + gs_round256(own)};
+    bool ok = false;
+    gs_svdp_parts_t parts = gs_svd_parts(s, false);
     double err = 0;
-    GS_CUDA(c, cudaMemcpy2DAsync, (a0, (size_t)m * es, s->d[0], (size_t)s->ld[0] * es, (size_t)m * es, (size_t)n,
-                                   cudaMemcpyDeviceToDevice, s->stream));
+    int rc = gs_svd_keep_a(c, s, false);
+    if (rc != GS_OK)
+        return rc;
     /* A status other than success leaves the SVD to gesvd too, rather than failing the call. */
     cusolverStatus_t st = GS_CALL(
         "cusolverDnXgesvdp",
         gs_sol.cusolverDnXgesvdp(s->h, s->q, CUSOLVER_EIG_MODE_VECTOR, gs_svdp_econ(p), m, n, s->t, s->d[0],
-                                 s->ld[0], s->r, s->vec, s->t, u, parts.ldu, s->t, v, parts.ldv, s->t, s->work,
-                                 s->work_bytes, s->hwork, s->hbytes, s->info, &err));
-    int rc;
+                                 s->ld[0], s->r, s->vec, s->t, (void *)parts.u, parts.ldu, s->t, (void *)parts.v,
+                                 parts.ldv, s->t, s->work, s->work_bytes, s->hwork, s->hbytes, s->info, &err));
     if (st == CUSOLVER_STATUS_SUCCESS && (rc = gs_svdp_check(c, s, &parts, err, &ok)) != GS_OK)
         return rc;
-    if (!ok) {
-        GS_CUDA(c, cudaMemcpy2DAsync, (s->d[0], (size_t)s->ld[0] * es, a0, (size_t)m * es, (size_t)m * es,
-                                       (size_t)n, cudaMemcpyDeviceToDevice, s->stream));
-        return GS_OK;
-    }
+    if (!ok)
+        return gs_svd_keep_a(c, s, true);
     *done = 1;
-    if (!vecs || gs_lapack_mn(p) == 0)
+    if (p->job1 == 'N' || gs_lapack_mn(p) == 0)
         return GS_OK;
-    return gs_cublas_geam(c, p->prec, gs_op_h(p->prec), CUBLAS_OP_N, nv, n, gs_one(p->prec), v, n, gs_zero(),
+    return gs_cublas_geam(c, p->prec, gs_op_h(p->prec), CUBLAS_OP_N, nv, n, gs_one(p->prec), parts.v, n, gs_zero(),
                           s->d[2], s->ld[2], s->d[2], s->ld[2]);
 }
 
-/* gesvdp where gs_sol_svd_size chose it, and gesvd where it did not or gesvdp gave the call back. */
+/* gesvdp where gs_sol_svd_size chose it, and gesvd where it did not or gesvdp gave the call back.  gesvd's answer
+ * is tested too where it can be: on an H200, an SVD on the GPU of a 60000 x 400 matrix of narrow Gaussians
+ * (tests/py/svd_tall.py's "gauss") came back with U^H U off the identity by 3e-4 and A - U S V^H by a fifth of
+ * A, which of gesvdp and gesvd not known (bench/RESULTS.md, 2026-12-06). */
 int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     int64_t m = p->m, n = p->n;
     signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
-    int iu = ju != 'N' ? 1 : 0, iv = jv != 'N' ? 1 + iu : 0, done = 0;
-    if (s->svdp) {
-        int rc = gs_svdp(c, s, &done);
-        if (rc != GS_OK)
-            return rc;
-    }
-    if (!done)
-        GS_SOL(c, cusolverDnXgesvd, (s->h, s->q, ju, jv, m, n, s->t, s->d[0], s->ld[0], s->r, s->vec, s->t,
-                                     iu ? s->d[iu] : NULL, iu ? s->ld[iu] : m > 0 ? m : 1, s->t,
-                                     iv ? s->d[iv] : NULL, iv ? s->ld[iv] : n > 0 ? n : 1, s->t, s->work,
-                                     s->work_bytes, s->hwork, s->hbytes, s->info));
-    return GS_OK;
+    int iu = ju != 'N' ? 1 : 0, iv = jv != 'N' ? 1 + iu : 0, done = 0, rc = GS_OK;
+    bool test = gs_svd_testable(p) && gs_lapack_mn(p) > 0, ok = false;
+    if (s->svdp)
+        rc = gs_svdp(c, s, &done);
+    else if (test)
+        rc = gs_svd_keep_a(c, s, false);
+    if (rc != GS_OK || done)
+        return rc;
+    GS_SOL(c, cusolverDnXgesvd, (s->h, s->q, ju, jv, m, n, s->t, s->d[0], s->ld[0], s->r, s->vec, s->t,
+                                 iu ? s->d[iu] : NULL, iu ? s->ld[iu] : m > 0 ? m : 1, s->t, iv ? s->d[iv] : NULL,
+                                 iv ? s->ld[iv] : n > 0 ? n : 1, s->t, s->work, s->work_bytes, s->hwork, s->hbytes,
+                                 s->info));
+    if (!test)
+        return GS_OK;
+    gs_svdp_parts_t parts = gs_svd_parts(s, true);
+    int info[2];
+    if ((rc = gs_svdp_check(c, s, &parts, 0, &ok)) != GS_OK || ok ||
+        (rc = gs_small_copy(c, info, s->info, sizeof info, cudaMemcpyDeviceToHost)) != GS_OK)
+        return rc;
+    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
+    if (info[0] || info[1]) /* not converged: LAPACK's INFO, whose outputs the CPU library gives (cuda_lapack.c) */
+        return GS_OK;
+    gs_call_why(c, "gpu: cuSOLVER's gesvd gave an SVD that failed its test (U, V or A V - U S off): the CPU "
+                   "library's call");
+    return GS_EEXACT;
 }
 
-static size_t gs_svd_extra(const gs_sol_t *s) { return s->svdp ? gs_sol_svdp_extra(s->p, s->es) : 0; }
+static size_t gs_svd_extra(const gs_sol_t *s) { return gs_sol_svd_own(s->p, s->svdp, s->es); }
 
 const gs_sol_op_t gs_sol_svd = {.work = gs_sol_svd_size, .compute = gs_sol_svd_run, .vec = gs_sol_mn_reals,
                                 .extra = gs_svd_extra, .flags = GS_SOL_W_OUT};

@@ -91,7 +91,7 @@ static size_t gs_gelsd_extra(const gs_sol_t *s)
     size_t mn = (size_t)svd.n, es = s->es;
     return gs_round256(mn * es) + 3 * gs_round256(mn * mn * es) + gs_round256(mn * (size_t)p->nrhs * es) +
            (p->m < p->n ? gs_round256((size_t)p->m * (size_t)p->n * es) : 0) +
-           (s->svdp ? gs_sol_svdp_extra(&svd, es) : 0);
+           gs_sol_svd_own(&svd, s->svdp, es);
 }
 
 /* QR of A (or, m < n, of A^H, n x m with leading dimension n, whose Q is applied untransposed), ormqr's, and the

@@ -149,20 +149,24 @@ GS_HIDDEN int gs_sol_ormqr_run(gs_call_t *c, const gs_sol_t *s, cublasSideMode_t
                                int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *tau,
                                void *cm, int64_t ldc, int *info);
 /* The SVD that least squares shares (cuda_eigen.c): its workspace, its computation (A in d[0], the values into
- * vec, U and VT where wanted in the next matrices of d), and the device bytes of extra that gesvdp needs. */
+ * vec, U and VT where wanted in the next matrices of d), and the device bytes of extra that it needs for itself
+ * (by gesvdp where svdp says so), at the start of extra.  An answer with both vectors is tested
+ * (cuda_svdp_check.c); one that fails, from gesvd, is GS_EEXACT: the CPU library makes the call. */
 GS_HIDDEN int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s);
 GS_HIDDEN int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s);
-GS_HIDDEN size_t gs_sol_svdp_extra(const gs_lapack_t *p, size_t es);
-/* The test of gesvdp's answer (cuda_svdp_check.c): A's copy a (m x n, leading dimension m), U (k columns
- * meant) and V (n x k meant, not yet transposed), and the test's device scratch of gs_svdp_check_bytes. */
+GS_HIDDEN size_t gs_sol_svd_own(const gs_lapack_t *p, bool svdp, size_t es);
+/* The test of an SVD's answer (cuda_svdp_check.c): A's copy a (m x n, leading dimension m), U (k columns meant)
+ * and V (n x k meant), or its transpose VT (k rows meant) where vt says so, and the test's device scratch of
+ * gs_svdp_check_bytes. */
 typedef struct {
     const void *a, *u, *v;
     int64_t ldu, ldv;
+    bool vt;
     char *scratch;
 } gs_svdp_parts_t;
 GS_HIDDEN size_t gs_svdp_check_bytes(const gs_lapack_t *p, size_t es);
-/* *ok: gesvdp's perturbation err is within the rounding LAPACK allows and its vectors pass the test; waits for
- * the device.  0, or an error code. */
+/* *ok: the perturbation err that gesvdp reports (0 for gesvd) is within the rounding LAPACK allows and the
+ * vectors pass the test; waits for the device.  0, or an error code. */
 GS_HIDDEN int gs_svdp_check(gs_call_t *c, const gs_sol_t *s, const gs_svdp_parts_t *v, double err, bool *ok);
 /* gelsd's cut-off (cuda_lstsq.c): singular values at or below it count as zero, rcond times the largest, smax (the
  * routine's precision's epsilon times it for an rcond outside (0, 1)), rounded as LAPACK compares; *eps that

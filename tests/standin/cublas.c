@@ -205,10 +205,12 @@ static z_t dot(const z_t *x, const z_t *y, int64_t k, int real)
 static void run_gemm(void *arg)
 {
     const job_t *j = arg;
-    z_t *a = zalloc(ROWS * j->k), *b = zalloc(j->k);
+    /* fewer rows at a time for a long k (SciPy's SVD of a 10^7 x 1 matrix: 256 rows would be 40 GB) */
+    int64_t blk = j->k > (1 << 16) ? (1 << 24) / j->k + 1 : ROWS;
+    z_t *a = zalloc(blk * j->k), *b = zalloc(j->k);
     int real = j->a.p == S || j->a.p == D;
-    for (int64_t i0 = 0; i0 < j->m; i0 += ROWS) {
-        int64_t rows = j->m - i0 < ROWS ? j->m - i0 : ROWS;
+    for (int64_t i0 = 0; i0 < j->m; i0 += blk) {
+        int64_t rows = j->m - i0 < blk ? j->m - i0 : blk;
         rows_of(j->a, j->ta, i0, rows, j->k, a);
         for (int64_t jj = 0; jj < j->n; jj++) {
             for (int64_t l = 0; l < j->k; l++) /* column jj of op(B) */
