@@ -1,7 +1,8 @@
 /* The offload log (GPUSHIM_LOG): one JSON object per line, a header record first, then one record per
  * intercepted call, formatted into a stack buffer (write.c) and appended through the thread's buffer (runs.c),
  * written whole: records of many threads and processes never interleave, nothing is allocated per call, and
- * every line written survives a crash.  Also the counters of timed calls, with the exit record and the exit summary (GPUSHIM_SUMMARY). */
+ * every line written survives a crash.  Also the counters of timed calls, with the exit record and the exit
+ * summary (GPUSHIM_SUMMARY). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

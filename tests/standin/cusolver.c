@@ -141,8 +141,6 @@ static void ref_gesvd(int p, char ju, char jv, int m, int n, void *a, int lda, v
         ((fn_gesvd_r *)lapack(p, "gesvd"))(&ju, &jv, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, info, 1, 1);
 }
 
-/* Runs when the stream reaches the call.  Workspaces are the reference LAPACK's own, from malloc: the sizes
- * here are generous rather than queried. */
 /* Where the variable knob is set to 1: U's first column and the last of the mn singular values 1e-4 off, a wrong
  * SVD for the library's test of every answer to catch. */
 static void svd_wrong(const char *knob, int p, int64_t m, int64_t mn, void *u, void *vec)
@@ -161,6 +159,8 @@ static void svd_wrong(const char *knob, int p, int64_t m, int64_t mn, void *u, v
         ((double *)vec)[mn - 1] *= 1 + 1e-4;
 }
 
+/* Runs when the stream reaches the call.  Workspaces are the reference LAPACK's own, from malloc: the sizes
+ * here are generous rather than queried. */
 static void run(void *arg)
 {
     const job_t *j = arg;
