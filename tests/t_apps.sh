@@ -37,6 +37,31 @@ for res in ({"x": np.array([1.0, 2.0 + 1e-9]), "y": np.array([3.0])},
 PY
 check "the comparison passes rounding, names a difference with its size and a missing result" \
     test "$(cat $W/differ.out)" = "{} {'x': '5e-07'} {'y': 'inf'} "
+# Each run is compared as it ends and its record says so, so that a corpus stopped from outside keeps it; --from
+# makes the table of such records again, and a record without its comparison is "not compared", never "agree".
+$PY bench/apps/run.py --size small --rounds 1 --from $W/forced/apps-small.jsonl --results $W/from >$W/from.out \
+    2>&1
+grep '^| ' $W/forced.out >$W/forced.rows
+grep '^| ' $W/from/apps-small.md >$W/from.rows
+check "--from: the records of the forced runs, each compared, give the same rows" sh -c \
+    "[ \$(grep -c '\"differ\": {}' $W/forced/apps-small.jsonl) = \$(grep -c . $W/forced/apps-small.jsonl) ] &&
+     cmp -s $W/forced.rows $W/from.rows"
+$PY - $W/forced/apps-small.jsonl >$W/edited.jsonl <<'PY'
+import json, sys
+for i, line in enumerate(open(sys.argv[1])):
+    r = json.loads(line)
+    if r["program"] == "numpy_loops" and r["side"] == "gpushim":
+        r.pop("differ")
+    if r["program"] == "scipy_linalg" and r["side"] == "gpushim":
+        r["differ"] = {"w": 2e-5}
+    print(json.dumps(r))
+PY
+$PY bench/apps/run.py --size small --rounds 1 --check --from $W/edited.jsonl --results $W/edited >$W/edited.out \
+    2>&1
+rc=$?
+check "--from: a run not compared, and one that differed, are named and fail the check" sh -c \
+    "[ $rc = 1 ] && grep -q '^| numpy_loops .*| 1 of 3 runs not compared |' $W/edited.out &&
+     grep -q '^| scipy_linalg .*| differ: w (2.0e-05) |' $W/edited.out"
 # A program whose prerequisite is missing is reported and fails the check, not skipped.
 PATH=/nonexistent $PY bench/apps/run.py --size small --rounds 1 --check --only octave --results $W/none \
     >/dev/null 2>$W/none.err

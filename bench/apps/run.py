@@ -9,7 +9,7 @@ RESULTS/apps-SIZE.png (the speed-ups).
 
 usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only NAME,...] [--lib PATH]
                                 [--env VAR=VALUE]... [--layer] [--parts] [--timeout S] [--results DIR] [--check]
-                                [--list]
+                                [--list] [--from JSONL...]
   --size    small: seconds on 2 cores, for the tests (tests/t_apps.sh); medium: sizes where the GPU should
             not matter (nothing may get slower); large: where it should (default)
   --lib     the library to preload (default build/libgpushim.so); --env sets a variable for its runs only
@@ -21,6 +21,8 @@ usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only
             alternating rounds, and writes RESULTS/apps-SIZE-parts.md: what each part costs or gains a program
   --timeout a run's limit in s (default 3600): a program past it is stopped, reported, and not run again
   --check   exit status 1 unless every program ran and agreed (results only; the times mean nothing there)
+  --from    runs nothing: the table and plot of the records earlier runs wrote (RESULTS/apps-SIZE.jsonl, each run
+            with its comparison), several files made one table (a corpus measured a few programs at a time)
 Each program takes SIZE and OUT, its last two arguments, and writes its results to OUT: a NumPy .npz, or
 text lines "NAME VALUE..." (C, Octave, R).  A program whose prerequisite is missing is reported, not skipped.
 """
@@ -171,17 +173,22 @@ def run_once(prog, side, args, work, i, logged=False):
 
 
 def run_program(prog, args, work, jl):
-    """Every round of one program: its row of the table"""
+    """Every round of one program: its row of the table.  Each run is compared with the first CPU-only run's
+    results as it ends, and its record written then, so that a corpus stopped from outside keeps what it ran."""
     name, what, _, rtol, need = prog
     lack = missing(need)
     if lack:
         print(f"apps: {name}: missing {lack}", file=sys.stderr)
         return {"program": name, "what": what, "missing": lack}
-    runs, sides = [], ["cpu", "gpushim"] + ([p[0] for p in PARTS] if args.parts else [])
+    runs, ref, sides = [], None, ["cpu", "gpushim"] + ([p[0] for p in PARTS] if args.parts else [])
     plan = [(i, side) for i in range(1, args.rounds + 1) for side in (sides if i % 2 else sides[::-1])]
     for i, side in plan + [("log", "gpushim, logged")]:
         rec = run_once(prog, side.split(",")[0], args, work, i, logged=i == "log")
         rec["side"] = side
+        if "error" not in rec:
+            ref = ref or (rec["out"] if side == "cpu" else None)
+            if ref:
+                rec["differ"] = differ(load(ref), load(rec["out"]), rtol)
         jl.write(json.dumps(rec) + "\n")
         jl.flush()
         runs.append(rec)
@@ -189,28 +196,44 @@ def run_program(prog, args, work, jl):
               + (f", error: {rec['error']}" if "error" in rec else ""), file=sys.stderr)
         if rec["status"] is None:  # the next runs would take as long
             break
+    return row_of(prog, runs, sides, len(plan) + 1)
+
+
+def row_of(prog, runs, sides, planned):
+    """A program's row of the table from its runs' records (planned: the runs there were to be).  A run that was
+    not compared (its CPU-only reference failed, or a record written before run.py compared each run) makes the
+    results "not compared", never "agree"."""
     ok = [r for r in runs if "error" not in r]
-    ref = next((r for r in ok if r["side"] == "cpu"), None)
     bad = {}
-    if ref:
-        for r in ok:
-            for k, d in differ(load(ref["out"]), load(r["out"]), rtol).items():
-                bad[k] = max(bad.get(k, 0), d)
-    row = {"program": name, "what": what, "failed": len(plan) + 1 - len(ok), "differ": bad, "runs": len(plan) + 1}
+    for r in ok:
+        for k, d in r.get("differ", {}).items():
+            bad[k] = max(bad.get(k, 0), d)
+    row = {"program": prog[0], "what": prog[1], "failed": planned - len(ok), "differ": bad, "runs": planned,
+           "unchecked": sum("differ" not in r for r in ok)}
     for side in sides:
         t = [r["seconds"] for r in ok if r["side"] == side]
         row[side] = (statistics.median(t), min(t), max(t)) if t else None
-    logged = runs[-1]
-    if logged["side"] == "gpushim, logged" and "error" not in logged:
-        row.update({k: logged[k] for k in ("gpu_calls", "calls", "call_seconds")})
+    logged = [r for r in ok if r["side"] == "gpushim, logged" and "calls" in r]
+    if logged:
+        row.update({k: logged[-1][k] for k in ("gpu_calls", "calls", "call_seconds")})
     return row
+
+
+def rows_from(paths, parts):
+    """The rows of records that earlier runs wrote (--from), in PROGRAMS's order: the runs of several device
+    calls, each of a few programs, made one table"""
+    recs = [json.loads(line) for path in paths for line in open(path) if line.strip()]
+    sides = ["cpu", "gpushim"] + ([p[0] for p in PARTS] if parts else [])
+    return [row_of(p, runs, sides, len(runs)) for p in PROGRAMS
+            if (runs := [r for r in recs if r["program"] == p[0]])]
 
 
 def table(rows, args):
     """The Markdown table"""
     head = (f"Size {args.size}, {args.rounds} rounds alternating, whole-process wall time in s: median "
             f"(least-most), without the offload log; the calls and the log's seconds from one more run with it; "
-            f"gpushim: {args.lib}" + (" under python -m gpushim (the layer)" if args.layer else "") + "".join(f" {k}={v}" for k, v in args.env.items()) + "\n\n"
+            f"gpushim: {args.lib}" + (" under python -m gpushim (the layer)" if args.layer else "") +
+            "".join(f" {k}={v}" for k, v in args.env.items()) + "\n\n"
             "| program | CPU | gpushim | speed-up | calls on the GPU | log s GPU / CPU | results |\n"
             "| --- | --- | --- | --- | --- | --- | --- |\n")
     lines = []
@@ -222,9 +245,10 @@ def table(rows, args):
         up = f"{r['cpu'][0] / r['gpushim'][0]:.2f}" if r["cpu"] and r["gpushim"] else "-"
         c = f"{r['gpu_calls']} of {r['calls']}" if "calls" in r else "-"
         s = f"{r['call_seconds']['gpu']:.2f} / {r['call_seconds']['cpu']:.2f}" if "calls" in r else "-"
-        res = "agree" if not r["differ"] and not r["failed"] else \
-            (f"{r['failed']} of {r['runs']} runs failed; " if r["failed"] else "") + \
-            (f"differ: {', '.join(f'{k} ({d:.1e})' for k, d in sorted(r['differ'].items()))}" if r["differ"] else "")
+        res = [f"{r['failed']} of {r['runs']} runs failed"] if r["failed"] else []
+        res += [f"differ: {', '.join(f'{k} ({d:.1e})' for k, d in sorted(r['differ'].items()))}"] if r["differ"] else []
+        res += [f"{r['unchecked']} of {r['runs']} runs not compared"] if r["unchecked"] else []
+        res = "; ".join(res) or "agree"
         lines.append(f"| {r['program']} | {t['cpu']} | {t['gpushim']} | {up} | {c} | {s} | {res} |")
     return head + "\n".join(lines) + "\n"
 
@@ -276,6 +300,7 @@ def main():
     ap.add_argument("--layer", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--from", dest="records", nargs="+", metavar="JSONL")
     args = ap.parse_args()
     if args.list:
         for p in PROGRAMS:
@@ -291,8 +316,11 @@ def main():
         ap.error(f"--only: no program {', '.join(sorted(unknown))} (--list lists them)")
     os.makedirs(args.results, exist_ok=True)
     base = os.path.join(args.results, f"apps-{args.size}")
-    with tempfile.TemporaryDirectory(prefix="gpushim-apps.") as work, open(base + ".jsonl", "w") as jl:
-        rows = [run_program(p, args, work, jl) for p in PROGRAMS if not only or p[0] in only]
+    if args.records:
+        rows = [r for r in rows_from(args.records, args.parts) if not only or r["program"] in only]
+    else:
+        with tempfile.TemporaryDirectory(prefix="gpushim-apps.") as work, open(base + ".jsonl", "w") as jl:
+            rows = [run_program(p, args, work, jl) for p in PROGRAMS if not only or p[0] in only]
     md = table(rows, args)
     with open(base + ".md", "w") as f:
         f.write(md)
@@ -301,11 +329,12 @@ def main():
         with open(base + "-parts.md", "w") as f:
             f.write(parts_table(rows))
         print("\n" + parts_table(rows), end="")
-    print(f"apps: {base}.md, {base}.jsonl" + (f", {base}.png" if plot(rows, base + ".png") else
-                                                ", no plot (matplotlib is not installed)"), file=sys.stderr)
-    broken = [r["program"] for r in rows if "missing" in r or r["failed"] or r["differ"]]
+    wrote = [base + ".md"] + ([] if args.records else [base + ".jsonl"])
+    print("apps: " + ", ".join(wrote) + (f", {base}.png" if plot(rows, base + ".png") else
+                                         ", no plot (matplotlib is not installed)"), file=sys.stderr)
+    broken = [r["program"] for r in rows if "missing" in r or r["failed"] or r["differ"] or r["unchecked"]]
     if broken:
-        print(f"apps: not run, failed or differing: {', '.join(broken)}", file=sys.stderr)
+        print(f"apps: not run, failed, differing or not compared: {', '.join(broken)}", file=sys.stderr)
     return 1 if args.check and broken else 0
 
 
