@@ -130,6 +130,19 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
             [ $(count $W/f.log -- where=cpu m=34000 'routine=*gesdd' 'why=gpu: *gesvd*failed its test*') = 6 ] &&
             [ $(count $W/f.log -- where=cpu 'routine=*gelsd' 'why=gpu: *gesvd*failed its test*') -gt 0 ] &&
             [ $(count $W/f.log -- where=gpu 'routine=*gesdd' opts=SS) = 0 ]"
+    # The same SVD again and again, as a fit's steps take it, its GPU answers refused every time: by the default
+    # policy the kind goes back to the CPU once a window of them measured what they cost (the GPU's try and the
+    # CPU's redo), instead of paying both sides at every call.  The first call waits for the bring-up and the
+    # second warms the kind up: neither is counted, so 5 tries, then the CPU.
+    $PYV tests/py/svd_again.py $W/again.ref.npz 20000 8
+    rm -f $W/f.log
+    shim GPUSHIM_WARMUP=eager GPUSHIM_LOG=$W/f.log $wrong $PYV tests/py/svd_again.py $W/again.npz 20000 8 \
+        2>$W/again.err
+    check "the same SVD refused on the GPU again and again: 5 tries, then the CPU's ($(count $W/f.log -- \
+'why=gpu: *failed its test*') tries)" \
+        sh -c "$PYV tests/py/compare.py $W/again.ref.npz $W/again.npz >/dev/null && [ ! -s $W/again.err ] &&
+            [ $(count $W/f.log -- where=cpu 'routine=*gesdd' 'why=gpu: *gesvd*failed its test*') = 5 ] &&
+            [ $(count $W/f.log -- where=cpu 'routine=*gesdd' 'why=cpu faster') = 3 ]"
     rm -f $W/f.log
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
         $W/f.npz 200 2>$W/f.err

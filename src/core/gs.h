@@ -191,7 +191,7 @@ typedef struct {
      * up, or failed: the backend then says so at each call); and when it was first wanted, monotonic ns. */
     atomic_uchar gpu_ready[GS_NFAMILIES];
     _Atomic uint64_t gpu_wanted_ns[GS_NFAMILIES];
-    atomic_uchar gpu_used[GS_NROUTINES]; /* set once a routine has run on the GPU: its first_us is behind */
+    atomic_uchar gpu_used[GS_NROUTINES]; /* set once a routine ran on the GPU (answer used or not): first_us behind */
     int cpu_threads;           /* the CPU library's threads, from its environment variables; written once */
     /* The calls the cost model weighed that have not ended (above their thresholds: each holds the CPU
      * library's threads or waits for the GPU), and the GPU's predicted nanoseconds of those sent to it and not
@@ -284,6 +284,8 @@ typedef struct {
     float model[2];       /* by gs_where_t: the rates' seconds, before the history's factor; < 0: not noted */
     uint64_t hkey[2];     /* by gs_where_t: the kind of call, for the history */
     uint64_t t_pred;      /* when the model weighed the call with its history on; 0: nothing to note */
+    bool refused;         /* the GPU ran it, but its answer was not used (GS_EEXACT): the CPU library made it */
+    uint64_t t_redo;      /* when a refused call's redo by the CPU library began */
     void (*after)(int);   /* called with after_arg once the call is done (a bring-up to start), or NULL */
     int after_arg;
     struct gs_part *part; /* the part of a call split across devices this is (backend/cuda_split.c), or NULL */
@@ -331,7 +333,7 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->flops = 0;
     c->threads = 0;
     c->pred_cpu = c->pred_gpu = -1;
-    c->pred_wait = c->pred_queue = 0, c->t_pred = 0, c->sharing = 0;
+    c->pred_wait = c->pred_queue = 0, c->t_pred = 0, c->sharing = 0, c->refused = false;
     c->after = NULL, c->part = NULL, c->devices = 0, c->api = NULL;
     c->timed = gs.opt.log || gs.opt.summary;
     if (c->timed) {

@@ -74,17 +74,12 @@ double gs_history_factor(uint64_t key, int window, int *counted)
     return n % 2 ? r[n / 2] : sqrt((double)r[n / 2 - 1] * r[n / 2]);
 }
 
-void gs_history_note(const gs_call_t *c)
+/* Notes ratio r for the kind key on side (its entry made where new), its first call uncounted; with against,
+ * the call also counts as one on this side against the other side's kind. */
+static void gs_history_add(const gs_call_t *c, int side, float r, bool against)
 {
-    int side = c->where;
-    /* A GPU call that waited for the bring-up was predicted with it (pred_wait), which is not the rates'; one
-     * that registers memory (model < 0, policy.c) bears a cost its kind's later calls do not. */
-    if (!(c->model[side] > 0) || (side == GS_WHERE_GPU && c->pred_wait > 0))
-        return;
-    float r = (float)((double)(gs_now_ns() - c->t_pred) * 1e-9 / c->model[side]);
-    r = r < 1 / GS_HISTORY_CLAMP ? 1 / GS_HISTORY_CLAMP : r > GS_HISTORY_CLAMP ? GS_HISTORY_CLAMP : r;
     pthread_mutex_lock(&gs_history_lock);
-    gs_history_entry_t *other = gs_history_find(c->hkey[!side], false);
+    gs_history_entry_t *other = against ? gs_history_find(c->hkey[!side], false) : NULL;
     if (other && other->n > 0 && ++other->idle >= GS_HISTORY_IDLE)
         other->n = other->next = other->idle = 0;
     gs_history_entry_t *e = gs_history_find(c->hkey[side], true);
@@ -99,6 +94,35 @@ void gs_history_note(const gs_call_t *c)
     }
     e->warm = true;
     pthread_mutex_unlock(&gs_history_lock);
+}
+
+/* Seconds since t against the rates' seconds on side, counted as at most hi times or at least 1 / the clamp. */
+static float gs_history_ratio(const gs_call_t *c, int side, uint64_t now, uint64_t t, float hi)
+{
+    float r = (float)((double)(now - t) * 1e-9 / c->model[side]);
+    return r < 1 / GS_HISTORY_CLAMP ? 1 / GS_HISTORY_CLAMP : r > hi ? hi : r;
+}
+
+void gs_history_note(const gs_call_t *c)
+{
+    uint64_t now = gs_now_ns();
+    /* A GPU call that waited for the bring-up was predicted with it (pred_wait), which is not the rates'; one
+     * that registers memory (model < 0, policy.c) bears a cost its kind's later calls do not. */
+    bool gpu_ok = c->model[GS_WHERE_GPU] > 0 && !(c->pred_wait > 0);
+    if (c->refused) {
+        /* The GPU's answer was refused: its side cost the call all of it, the CPU's redo included, however far
+         * beyond the clamp (not a hold-up: on the stand-in's two cores 65 times the GPU's rates); the redo is
+         * the CPU's side of the kind, timed as such, so that the two compare measured against measured. */
+        if (gpu_ok)
+            gs_history_add(c, GS_WHERE_GPU, gs_history_ratio(c, GS_WHERE_GPU, now, c->t_pred, 1e30f), true);
+        if (c->model[GS_WHERE_CPU] > 0)
+            gs_history_add(c, GS_WHERE_CPU, gs_history_ratio(c, GS_WHERE_CPU, now, c->t_redo, GS_HISTORY_CLAMP),
+                           false);
+        return;
+    }
+    int side = c->where;
+    if (c->model[side] > 0 && (side == GS_WHERE_CPU || gpu_ok))
+        gs_history_add(c, side, gs_history_ratio(c, side, now, c->t_pred, GS_HISTORY_CLAMP), true);
 }
 
 /* In a forked child: the parent's lock may have been held by a thread the child does not have.  The child

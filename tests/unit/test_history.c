@@ -1,6 +1,6 @@
 /* Check unit tests of the cost model's history (src/core/history.c): the median of the last calls' ratios,
- * the first call of a kind not counted, the clamp, a side forgotten once the other ran long enough, and the
- * model's use of it. */
+ * the first call of a kind not counted, the clamp, a side forgotten once the other ran long enough, a call
+ * whose GPU answer was refused, and the model's use of it. */
 #include <check.h>
 
 #include "core/gs.h"
@@ -50,6 +50,38 @@ START_TEST(test_history)
 }
 END_TEST
 
+/* A call whose GPU answer was refused (GS_EEXACT): its whole time on the GPU's side, past the clamp, and the CPU
+ * library's redo on the CPU's, which does not count against the GPU's side as a call made there. */
+START_TEST(test_history_refused)
+{
+    const uint64_t kc = 1 << 22 | 9, kg = 2 << 22 | 9;
+    uint64_t now = gs_now_ns();
+    for (int i = 0; i < 3; i++) { /* the first warms each side up */
+        gs_call_t c = {.where = GS_WHERE_CPU, .refused = true, .hkey = {kc, kg}, .model = {1e-3f, 1e-4f},
+                       .t_pred = now - 5000000, .t_redo = now - 2000000}; /* 5 ms in all, the redo 2 */
+        gs_history_note(&c);
+    }
+    ck_assert_double_eq_tol(gs_history_factor(kg, 3, NULL), 50, 1); /* 5 ms against 0.1: not clamped at 16 */
+    ck_assert_double_eq_tol(gs_history_factor(kc, 3, NULL), 2, 0.1);
+    /* a refused call that waited for the bring-up leaves the GPU's side alone, not the CPU's */
+    gs_call_t w = {.where = GS_WHERE_CPU, .refused = true, .hkey = {kc, kg}, .model = {1e-3f, 1e-4f},
+                   .pred_wait = 0.5f, .t_pred = now - 5000000, .t_redo = now - 4000000};
+    gs_history_note(&w);
+    int n = 0;
+    ck_assert_double_eq_tol(gs_history_factor(kg, 3, &n), 50, 1);
+    ck_assert_int_eq(n, 2);
+    ck_assert_double_eq_tol(gs_history_factor(kc, 3, &n), 2, 0.3); /* median of 2, 2, 4 */
+    ck_assert_int_eq(n, 3);
+    /* 8 redos are no calls on the CPU's side against the GPU's: its ratios stand */
+    for (int i = 0; i < 8; i++) {
+        gs_call_t c = {.where = GS_WHERE_CPU, .refused = true, .hkey = {kc, kg}, .model = {1e-3f, 1e-4f},
+                       .pred_wait = 0.5f, .t_pred = now, .t_redo = now};
+        gs_history_note(&c);
+    }
+    ck_assert_double_eq_tol(gs_history_factor(kg, 3, &n), 50, 1);
+}
+END_TEST
+
 /* The model with history=3: both predictions scaled; the decision takes the CPU's factor, and the GPU's below 1,
  * or above it once a window of 3 calls measured it. */
 START_TEST(test_history_model)
@@ -89,5 +121,6 @@ TCase *gs_test_history(void)
     TCase *tc = tcase_create("history");
     tcase_add_test(tc, test_history);
     tcase_add_test(tc, test_history_model);
+    tcase_add_test(tc, test_history_refused);
     return tc;
 }
