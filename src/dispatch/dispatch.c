@@ -15,10 +15,9 @@ static int gs_dispatch_gpu(gs_call_t *c, const gs_family_t *f, void *args, const
     uint64_t queued = own > 0 ? (uint64_t)(own * 1e9) : 0;
     atomic_fetch_add_explicit(&gs.gpu_queued_ns, queued, memory_order_relaxed);
     /* A call that falls back is not noted in the model's history: its time is neither side's alone.  One whose
-     * answer the GPU gave but the call could not use (an SVD that failed its test, INFO > 0) is, on the GPU's
-     * side, the CPU's redo included: that is what choosing the GPU cost it, and a kind whose answers keep being
-     * refused (the H100's and H200's SVDs of narrow Gaussians, bench/RESULTS.md 2026-12-06) goes back to the CPU once a
-     * window of them measured it, rather than paying both sides every call. */
+     * answer the GPU gave but the call could not use (an SVD that failed its test, INFO > 0) is: refused, on
+     * both sides (history.c), so that a kind whose answers keep being refused (the H100's and H200's SVDs of
+     * narrow Gaussians, bench/RESULTS.md 2026-12-06) goes back to the CPU rather than paying both every call. */
     int rc = gs_gpu_acquire(c);
     if (rc == GS_OK) {
         rc = gs_backend->op[gs_routines[c->routine].op](c, args, o);
@@ -30,8 +29,10 @@ static int gs_dispatch_gpu(gs_call_t *c, const gs_family_t *f, void *args, const
     if (rc == GS_OK || rc == GS_EEXACT) /* its kernels loaded: its next calls bear no first call's cost */
         atomic_store_explicit(&gs.gpu_used[c->routine], 1, memory_order_relaxed);
     if (rc != GS_OK) {
-        c->refused = rc == GS_EEXACT, c->t_redo = gs_now_ns();
-        c->t_pred = c->refused ? c->t_pred : 0;
+        if ((c->refused = rc == GS_EEXACT))
+            c->t_redo = gs_now_ns();
+        else
+            c->t_pred = 0;
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     }
     if (f->gpu_done)
