@@ -172,9 +172,67 @@ static size_t gs_svd_mine(const gs_lapack_t *p, bool svdp, size_t es)
            es;
 }
 
+/* A tall SVD with min(m, n) vectors each side starts from A = QR, as LAPACK's xGESDD does from m >= 11 n / 6:
+ * with R = Ur S V^H, A = (Q Ur) S V^H.  That is much less work than gesvdp's or gesvd's on the whole of A, and
+ * right where gesvd's is not: on an H100, gesvd's SVD of a 20000 x 400 matrix of narrow Gaussians
+ * (tests/py/svd_again.py) failed its test at every call (bench/RESULTS.md, 2026-12-06).  Q is formed by orgqr
+ * and R taken as Q^H A, which needs no triangle copied out; U = Q Ur, and the answer is tested against A. */
+static bool gs_svd_tall(const gs_lapack_t *p)
+{
+    char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;
+    return ju == 'S' && jv == 'S' && p->n > 0 && 6 * p->m >= 11 * p->n;
+}
+
+/* R's SVD: n x n, n vectors each side. */
+static gs_lapack_t gs_svd_square(const gs_lapack_t *p)
+{
+    gs_lapack_t sq = *p;
+    sq.m = p->n;
+    return sq;
+}
+
+/* The tall SVD's device memory, offsets in extra: A's copy and the test's scratch, as every tested SVD's, then
+ * tau, R, Ur and what R's SVD needs. */
+typedef struct {
+    size_t tau, r, ur, svd;
+} gs_svd_tall_t;
+
+static gs_svd_tall_t gs_svd_tall_mem(const gs_lapack_t *p, size_t es)
+{
+    size_t n = (size_t)p->n, sq = gs_round256(n * n * es);
+    gs_svd_tall_t t = {.tau = gs_round256((size_t)p->m * n * es) + gs_svdp_check_bytes(p, es)};
+    t.r = t.tau + gs_round256(n * es);
+    t.ur = t.r + sq;
+    t.svd = t.ur + sq;
+    return t;
+}
+
 size_t gs_sol_svd_own(const gs_lapack_t *p, bool svdp, size_t es)
 {
+    if (gs_svd_tall(p)) {
+        gs_lapack_t sq = gs_svd_square(p);
+        return gs_svd_tall_mem(p, es).svd + gs_sol_svd_own(&sq, svdp, es);
+    }
     return svdp || gs_svd_testable(p) ? gs_round256(gs_svd_mine(p, svdp, es)) + gs_svdp_check_bytes(p, es) : 0;
+}
+
+/* geqrf's and orgqr's workspaces for A, and R's SVD's, which chooses between gesvdp and gesvd. */
+static int gs_svd_tall_size(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    gs_lapack_t sq = gs_svd_square(p);
+    gs_sol_t ss = *s;
+    ss.p = &sq;
+    ss.ld[0] = sq.n;
+    int rc = gs_sol_svd_size(c, &ss);
+    if (rc == GS_OK)
+        rc = gs_sol_geqrf_size(c, s, p->m, p->n, s->ld[0], &s->work_bytes, &s->hbytes);
+    if (rc == GS_OK)
+        rc = gs_sol_orgqr_size(c, s, p->m, p->n, p->n, s->ld[0], &s->work_bytes);
+    s->work_bytes = s->work_bytes > ss.work_bytes ? s->work_bytes : ss.work_bytes;
+    s->hbytes = s->hbytes > ss.hbytes ? s->hbytes : ss.hbytes;
+    s->svdp = ss.svdp;
+    return rc;
 }
 
 /* gesvd's workspace, and gesvdp's where gesvdp serves the SVD (s->svdp): gesvd takes over when gesvdp perturbs
@@ -182,6 +240,8 @@ size_t gs_sol_svd_own(const gs_lapack_t *p, bool svdp, size_t es)
 int gs_sol_svd_size(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
+    if (gs_svd_tall(p))
+        return gs_svd_tall_size(c, s);
     int64_t m = p->m, n = p->n, um = m > 0 ? m : 1, vn = n > 0 ? n : 1;
     signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
     GS_SOL(c, cusolverDnXgesvd_bufferSize, (s->h, s->q, ju, jv, m, n, s->t, NULL, s->ld[0], s->r, NULL, s->t, NULL,
@@ -253,17 +313,67 @@ static int gs_svdp(gs_call_t *c, const gs_sol_t *s, int *done)
                           s->d[2], s->ld[2], s->d[2], s->ld[2]);
 }
 
-/* gesvdp where gs_sol_svd_size chose it, and gesvd where it did not or gesvdp gave the call back.  gesvd's answer
- * is tested too where it can be: on an H200, an SVD on the GPU of a 60000 x 400 matrix of narrow Gaussians
- * (tests/py/svd_tall.py's "gauss") came back with U^H U off the identity by 3e-4 and A - U S V^H by a fifth of
- * A, which of gesvdp and gesvd not known (bench/RESULTS.md, 2026-12-06). */
+/* The answer in parts tested against A's copy: GS_OK when it passes, or when the SVD did not converge (LAPACK's
+ * INFO, whose outputs the CPU library gives: cuda_lapack.c); else GS_EEXACT, saying why. */
+static int gs_svd_tested(gs_call_t *c, gs_sol_t *s, const gs_svdp_parts_t *parts, const char *why)
+{
+    int info[2], rc;
+    bool ok = false;
+    if ((rc = gs_svdp_check(c, s, parts, 0, &ok)) != GS_OK || ok ||
+        (rc = gs_small_copy(c, info, s->info, sizeof info, cudaMemcpyDeviceToHost)) != GS_OK)
+        return rc;
+    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
+    if (info[0] || info[1])
+        return GS_OK;
+    gs_call_why(c, "%s", why);
+    return GS_EEXACT;
+}
+
+/* A = QR, R = Q^H A, R's SVD (gesvdp or gesvd, tested themselves), U = Q Ur, then A's answer tested. */
+static int gs_svd_tall_run(gs_call_t *c, gs_sol_t *s)
+{
+    const gs_lapack_t *p = s->p;
+    int64_t m = p->m, n = p->n;
+    gs_svd_tall_t t = gs_svd_tall_mem(p, s->es);
+    gs_lapack_t sq = gs_svd_square(p);
+    gs_sol_t ss = *s; /* VT straight into A's */
+    const void *one = gs_one(p->prec);
+    ss.p = &sq, ss.extra = s->extra + t.svd, ss.d[0] = s->extra + t.r, ss.ld[0] = n, ss.d[1] = s->extra + t.ur;
+    ss.ld[1] = n;
+    int rc = gs_svd_keep_a(c, s, false);
+    if (rc == GS_OK)
+        rc = gs_sol_geqrf_run(c, s, m, n, s->d[0], s->ld[0], s->extra + t.tau);
+    if (rc == GS_OK)
+        rc = gs_sol_orgqr_run(c, s, m, n, n, s->d[0], s->ld[0], s->extra + t.tau, s->info + 1);
+    if (rc == GS_OK)
+        rc = gs_cublas_gemm(c, p->prec, gs_op_h(p->prec), CUBLAS_OP_N, n, n, m, one, s->d[0], s->ld[0], s->extra, m,
+                            gs_zero(), ss.d[0], n);
+    if (rc == GS_OK)
+        rc = gs_sol_svd_run(c, &ss);
+    if (rc == GS_OK)
+        rc = gs_cublas_gemm(c, p->prec, CUBLAS_OP_N, CUBLAS_OP_N, m, n, n, one, s->d[0], s->ld[0], ss.d[1], n,
+                            gs_zero(), s->d[1], s->ld[1]);
+    if (rc != GS_OK)
+        return rc;
+    gs_svdp_parts_t parts = {.a = s->extra, .u = s->d[1], .ldu = s->ld[1], .v = s->d[2], .ldv = s->ld[2], .vt = true,
+                             .scratch = s->extra + gs_round256((size_t)(m * n) * s->es)};
+    return gs_svd_tested(c, s, &parts, "gpu: the SVD through A = QR gave an SVD of A that failed its test (U, V or "
+                                       "A V - U S off): the CPU library's call");
+}
+
+/* gesvdp where gs_sol_svd_size chose it, and gesvd where it did not or gesvdp gave the call back; a tall A's
+ * through its R (gs_svd_tall).  gesvd's answer is tested too where it can be: on an H200, an SVD on the GPU of a
+ * 60000 x 400 matrix of narrow Gaussians (tests/py/svd_tall.py's "gauss") came back with U^H U off the identity
+ * by 3e-4 and A - U S V^H by a fifth of A, gesvd's (bench/RESULTS.md, 2026-12-06). */
 int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     int64_t m = p->m, n = p->n;
     signed char ju = (signed char)p->job1, jv = (signed char)(p->op == GS_OP_gesdd ? p->job1 : p->job2);
     int iu = ju != 'N' ? 1 : 0, iv = jv != 'N' ? 1 + iu : 0, done = 0, rc = GS_OK;
-    bool test = gs_svd_testable(p) && gs_lapack_mn(p) > 0, ok = false;
+    bool test = gs_svd_testable(p) && gs_lapack_mn(p) > 0;
+    if (gs_svd_tall(p))
+        return gs_svd_tall_run(c, s);
     if (s->svdp)
         rc = gs_svdp(c, s, &done);
     else if (test)
@@ -277,16 +387,8 @@ int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s)
     if (!test)
         return GS_OK;
     gs_svdp_parts_t parts = gs_svd_parts(s, true);
-    int info[2];
-    if ((rc = gs_svdp_check(c, s, &parts, 0, &ok)) != GS_OK || ok ||
-        (rc = gs_small_copy(c, info, s->info, sizeof info, cudaMemcpyDeviceToHost)) != GS_OK)
-        return rc;
-    GS_CUDA(c, cudaStreamSynchronize, (s->stream));
-    if (info[0] || info[1]) /* not converged: LAPACK's INFO, whose outputs the CPU library gives (cuda_lapack.c) */
-        return GS_OK;
-    gs_call_why(c, "gpu: cuSOLVER's gesvd gave an SVD that failed its test (U, V or A V - U S off): the CPU "
-                   "library's call");
-    return GS_EEXACT;
+    return gs_svd_tested(c, s, &parts, "gpu: cuSOLVER's gesvd gave an SVD that failed its test (U, V or A V - U S "
+                                       "off): the CPU library's call");
 }
 
 static size_t gs_svd_extra(const gs_sol_t *s) { return gs_sol_svd_own(s->p, s->svdp, s->es); }
