@@ -130,6 +130,20 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
             [ $(count $W/f.log -- where=cpu m=34000 'routine=*gesdd' 'why=gpu: *gesvd*failed its test*') = 6 ] &&
             [ $(count $W/f.log -- where=cpu 'routine=*gelsd' 'why=gpu: *gesvd*failed its test*') -gt 0 ] &&
             [ $(count $W/f.log -- where=gpu 'routine=*gesdd' opts=SS) = 0 ]"
+    # cuSOLVER's geqrf's wrong QRs (the H100's, of the narrow Gaussians; CuPy's QR gives the same): each tested, and
+    # the CPU library makes the call: geqrf itself, least squares through a QR (gelsd, tall and wide), and the tall
+    # SVDs through A = QR, whose whole answer is tested.
+    rm -f $W/f.log
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_GEQRF_WRONG=1 $PYV tests/py/lapack_numpy.py $W/f.npz 200 \
+        2>$W/qr.err
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_GEQRF_WRONG=1 $PYV tests/py/svd_tall.py $W/tall.npz \
+        34000 2>>$W/qr.err
+    check "geqrf's wrong answers: results equal, each such QR made by the CPU library, saying why" \
+        sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
+            $PYV tests/py/compare.py $W/tall.ref.npz $W/tall.npz >/dev/null && [ ! -s $W/qr.err ] &&
+            [ $(count $W/f.log -- where=cpu 'routine=*geqrf' 'why=gpu: *geqrf*failed its test*') -gt 0 ] &&
+            [ $(count $W/f.log -- where=cpu 'routine=*gelsd' 'why=gpu: *geqrf*failed its test*') -gt 1 ] &&
+            [ $(count $W/f.log -- where=cpu m=34000 'routine=*gesdd' 'why=gpu: *A = QR*failed its test*') = 6 ]"
     # The same SVD again and again, as a fit's steps take it, its GPU answers refused every time: by the default
     # policy the kind goes back to the CPU once a window of them measured what they cost (the GPU's try and the
     # CPU's redo), instead of paying both sides at every call.  The first call waits for the bring-up and the

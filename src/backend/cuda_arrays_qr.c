@@ -10,18 +10,27 @@
 
 #include "backend/cuda_solver.h"
 
-/* After A's own copy: Q's columns (m x k, leading dimension m), where Q is wanted. */
+/* After A's own copy: Q's columns (m x k, leading dimension m), where Q is wanted; then what geqrf's test needs.
+ * Offset of the test's memory in extra. */
+static size_t gs_aqr_test_mem(const gs_lapack_t *p, size_t es)
+{
+    return gs_arr_own_bytes(p, es) + (p->job2 == 'V' ? gs_round256((size_t)(p->m * p->k) * es) : 0);
+}
+
 static size_t gs_aqr_extra(const gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    return gs_arr_own_bytes(p, s->es) + (p->job2 == 'V' ? (size_t)(p->m * p->k) * s->es : 0);
+    return gs_aqr_test_mem(p, s->es) + gs_sol_geqrf_tested_bytes(p->m, p->n, s->es);
 }
 
-/* geqrf's workspace, and orgqr's where Q is wanted: both fit. */
+/* geqrf's workspace, its test's, and orgqr's where Q is wanted: all fit. */
 static int gs_aqr_work(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
-    int rc = gs_sol_geqrf_size(c, s, p->m, p->n, p->ta == 'T' ? p->m : s->ld[0], &s->work_bytes, &s->hbytes);
+    int64_t ldf = p->ta == 'T' ? p->m : s->ld[0];
+    int rc = gs_sol_geqrf_size(c, s, p->m, p->n, ldf, &s->work_bytes, &s->hbytes);
+    if (rc == GS_OK)
+        rc = gs_qr_check_work(c, s, p->m, p->n, ldf, &s->work_bytes);
     if (rc == GS_OK && p->job2 == 'V')
         rc = gs_sol_orgqr_size(c, s, p->m, p->k, gs_lapack_mn(p), p->m, &s->work_bytes);
     return rc;
@@ -46,7 +55,7 @@ static int gs_aqr(gs_call_t *c, gs_sol_t *s)
     char *f = s->d[0];
     int64_t ldf = s->ld[0];
     if (rc == GS_OK)
-        rc = gs_sol_geqrf_run(c, s, m, n, f, ldf, s->vec);
+        rc = gs_sol_geqrf_tested(c, s, m, n, f, ldf, s->vec, s->extra + gs_aqr_test_mem(p, s->es));
     if (rc == GS_OK) /* R's diagonal, for gs_aqr_exact */
         GS_CUDA(c, cudaMemcpy2DAsync, (s->hextra, s->es, f, (size_t)(ldf + 1) * s->es, s->es, (size_t)mn,
                                        cudaMemcpyDeviceToHost, s->stream));

@@ -173,10 +173,10 @@ static size_t gs_svd_mine(const gs_lapack_t *p, bool svdp, size_t es)
 }
 
 /* A tall SVD with min(m, n) vectors each side starts from A = QR, as LAPACK's xGESDD does from m >= 11 n / 6:
- * with R = Ur S V^H, A = (Q Ur) S V^H.  That is much less work than gesvdp's or gesvd's on the whole of A, and
- * right where gesvd's is not: on an H100, gesvd's SVD of a 20000 x 400 matrix of narrow Gaussians
- * (tests/py/svd_again.py) failed its test at every call (bench/RESULTS.md, 2026-12-06).  Q is formed by orgqr
- * and R taken as Q^H A, which needs no triangle copied out; U = Q Ur, and the answer is tested against A. */
+ * with R = Ur S V^H, A = (Q Ur) S V^H.  That is much less work than gesvdp's or gesvd's on the whole of A (on an
+ * H100, 61 ms against 412 on the CPU for 20000 x 400: bench/RESULTS.md, 2026-12-06).  Q is formed by orgqr and R
+ * taken as Q^H A, which needs no triangle copied out; U = Q Ur.  The whole answer is tested against A, since
+ * geqrf's QR can be wrong (cuda_svdp_check.c). */
 static bool gs_svd_tall(const gs_lapack_t *p)
 {
     char ju = p->job1, jv = p->op == GS_OP_gesdd ? p->job1 : p->job2;

@@ -11,10 +11,15 @@ static int gs_gels_work(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
     int rc = gs_sol_geqrf_size(c, s, p->m, p->n, s->ld[0], &s->work_bytes, &s->hbytes);
+    if (rc == GS_OK)
+        rc = gs_qr_check_work(c, s, p->m, p->n, s->ld[0], &s->work_bytes);
     return rc != GS_OK ? rc
                        : gs_sol_ormqr_size(c, s, CUBLAS_SIDE_LEFT, gs_op_h(p->prec), p->m, p->nrhs, p->n, s->ld[0],
                                            s->ld[1], &s->work_bytes);
 }
+
+/* What geqrf's test needs (cuda_factor.c). */
+static size_t gs_gels_extra(const gs_sol_t *s) { return gs_sol_geqrf_tested_bytes(s->p->m, s->p->n, s->es); }
 
 /* A = QR, B becomes Q^H B and then R \ B; R's diagonal is copied to hextra, for gs_gels_exact. */
 static int gs_gels(gs_call_t *c, gs_sol_t *s)
@@ -22,7 +27,7 @@ static int gs_gels(gs_call_t *c, gs_sol_t *s)
     const gs_lapack_t *p = s->p;
     size_t es = s->es;
     int rc;
-    if ((rc = gs_sol_geqrf_run(c, s, p->m, p->n, s->d[0], s->ld[0], s->vec)) != GS_OK ||
+    if ((rc = gs_sol_geqrf_tested(c, s, p->m, p->n, s->d[0], s->ld[0], s->vec, s->extra)) != GS_OK ||
         (rc = gs_sol_ormqr_run(c, s, CUBLAS_SIDE_LEFT, gs_op_h(p->prec), p->m, p->nrhs, p->n, s->d[0], s->ld[0],
                                s->vec, s->d[1], s->ld[1], s->info + 1)) != GS_OK ||
         (rc = gs_cublas_trsm(c, p->prec, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
@@ -44,7 +49,7 @@ static const char *gs_gels_exact(const gs_sol_t *s)
 }
 
 const gs_sol_op_t gs_sol_gels = {.work = gs_gels_work, .compute = gs_gels, .vec = gs_sol_mn_elems,
-                                 .host = gs_gels_host, .exact = gs_gels_exact};
+                                 .extra = gs_gels_extra, .host = gs_gels_host, .exact = gs_gels_exact};
 
 /* ---- gelsd ------------------------------------------------------------------------------------------- */
 
@@ -64,11 +69,16 @@ static gs_lapack_t gs_gelsd_svd(const gs_lapack_t *p)
     return (gs_lapack_t){.op = GS_OP_gesdd, .prec = p->prec, .m = mn, .n = mn, .job1 = 'S'};
 }
 
-/* gelsd's device memory in extra: tau, R, U, VT, the mn x nrhs product, A^H when m < n, then what its SVD needs,
- * each part from a multiple of 256 bytes (gs_gelsd_extra counts them). */
+/* gelsd's device memory in extra: tau, R, U, VT, the mn x nrhs product, A^H when m < n, what the QR's test needs
+ * when m != n, then what its SVD needs, each part from a multiple of 256 bytes (gs_gelsd_extra counts them). */
 typedef struct {
-    char *tau, *rt, *u, *vt, *cm, *at, *svd;
+    char *tau, *rt, *u, *vt, *cm, *at, *qr, *svd;
 } gs_gelsd_mem_t;
+
+static size_t gs_gelsd_qr_bytes(const gs_lapack_t *p, size_t es)
+{
+    return p->m == p->n ? 0 : gs_sol_geqrf_tested_bytes(gs_max(p->m, p->n), gs_lapack_mn(p), es);
+}
 
 static gs_gelsd_mem_t gs_gelsd_mem(const gs_sol_t *s)
 {
@@ -80,7 +90,8 @@ static gs_gelsd_mem_t gs_gelsd_mem(const gs_sol_t *s)
     g.vt = g.u + sq;
     g.cm = g.vt + sq;
     g.at = g.cm + gs_round256(mn * (size_t)p->nrhs * es);
-    g.svd = g.at + (p->m < p->n ? gs_round256((size_t)p->m * (size_t)p->n * es) : 0);
+    g.qr = g.at + (p->m < p->n ? gs_round256((size_t)p->m * (size_t)p->n * es) : 0);
+    g.svd = g.qr + gs_gelsd_qr_bytes(p, es);
     return g;
 }
 
@@ -90,7 +101,7 @@ static size_t gs_gelsd_extra(const gs_sol_t *s)
     gs_lapack_t svd = gs_gelsd_svd(p);
     size_t mn = (size_t)svd.n, es = s->es;
     return gs_round256(mn * es) + 3 * gs_round256(mn * mn * es) + gs_round256(mn * (size_t)p->nrhs * es) +
-           (p->m < p->n ? gs_round256((size_t)p->m * (size_t)p->n * es) : 0) +
+           (p->m < p->n ? gs_round256((size_t)p->m * (size_t)p->n * es) : 0) + gs_gelsd_qr_bytes(p, es) +
            gs_sol_svd_own(&svd, s->svdp, es);
 }
 
@@ -102,6 +113,8 @@ static int gs_gelsd_work(gs_call_t *c, gs_sol_t *s)
     bool wide = p->m < p->n;
     int64_t qm = wide ? p->n : p->m, qn = wide ? p->m : p->n, qld = wide ? p->n : s->ld[0];
     int rc = gs_sol_geqrf_size(c, s, qm, qn, qld, &s->work_bytes, &s->hbytes);
+    if (rc == GS_OK)
+        rc = gs_qr_check_work(c, s, qm, qn, qld, &s->work_bytes);
     if (rc != GS_OK || (rc = gs_sol_ormqr_size(c, s, CUBLAS_SIDE_LEFT, wide ? CUBLAS_OP_N : gs_op_h(p->prec), qm,
                                                p->nrhs, qn, qld, s->ld[1], &s->work_bytes)) != GS_OK)
         return rc;
@@ -138,7 +151,7 @@ static int gs_gelsd_reduce(gs_call_t *c, const gs_sol_t *s, const gs_gelsd_mem_t
     int rc;
     if ((wide && (rc = gs_cublas_geam(c, p->prec, ht, CUBLAS_OP_N, n, m, one, s->d[0], s->ld[0], gs_zero(), g->at,
                                       n, g->at, n)) != GS_OK) ||
-        (rc = gs_sol_geqrf_run(c, s, qm, mn, f, qld, g->tau)) != GS_OK)
+        (rc = gs_sol_geqrf_tested(c, s, qm, mn, f, qld, g->tau, g->qr)) != GS_OK)
         return rc;
     rc = !wide ? gs_sol_ormqr_run(c, s, CUBLAS_SIDE_LEFT, ht, m, p->nrhs, n, f, qld, g->tau, s->d[1], s->ld[1],
                                   s->info + 1)

@@ -188,7 +188,18 @@ static void run(void *arg)
     case POTRF: ((fn_potrf *)lapack(p, "potrf"))(&c1, &n, j->a, &lda, &info, 1); break;
     case POTRS: ((fn_potrs *)lapack(p, "potrs"))(&c1, &n, &nrhs, j->a, &lda, j->b, &ldb, &info, 1); break;
     case POTRI: ((fn_potrf *)lapack(p, "potri"))(&c1, &n, j->a, &lda, &info, 1); break;
-    case GEQRF: ((fn_geqrf *)lapack(p, "geqrf"))(&m, &n, j->a, &lda, j->vec, work, &lwork, &info); break;
+    case GEQRF:
+        ((fn_geqrf *)lapack(p, "geqrf"))(&m, &n, j->a, &lda, j->vec, work, &lwork, &info);
+        /* GS_STANDIN_GEQRF_WRONG=1: the first reflector's scalar 1e-4 off, Q no longer unitary nor Q R = A, as the
+         * real geqrf's QR of the narrow Gaussians on an H100 (bench/RESULTS.md, 2026-12-06), for the library's test
+         * of every answer to catch */
+        if (getenv("GS_STANDIN_GEQRF_WRONG") && atoi(getenv("GS_STANDIN_GEQRF_WRONG")) && m > 0 && n > 0) {
+            if (real_of(p) == S)
+                *(float *)j->vec *= 1 + 1e-4f;
+            else
+                *(double *)j->vec *= 1 + 1e-4;
+        }
+        break;
     case ORGQR:
         ((fn_orgqr *)lapack(p, cplx ? "ungqr" : "orgqr"))(&m, &n, &k, j->a, &lda, j->vec, work, &lwork, &info);
         break;
