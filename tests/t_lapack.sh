@@ -131,19 +131,33 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
             [ $(count $W/f.log -- where=cpu 'routine=*gelsd' 'why=gpu: *gesvd*failed its test*') -gt 0 ] &&
             [ $(count $W/f.log -- where=gpu 'routine=*gesdd' opts=SS) = 0 ]"
     # cuSOLVER's geqrf's wrong QRs (the H100's, of the narrow Gaussians; CuPy's QR gives the same): each tested, and
-    # the CPU library makes the call: geqrf itself, least squares through a QR (gelsd, tall and wide), and the tall
-    # SVDs through A = QR, whose whole answer is tested.
+    # the CPU library makes the call: geqrf itself and least squares through a QR (gelsd, tall and wide).  The tall
+    # SVDs take CholeskyQR2, no geqrf, and stay on the GPU; of a matrix too ill-conditioned for it (svd_graded.py),
+    # they take geqrf, and the whole answer, tested, is refused.
+    $PYV tests/py/svd_graded.py $W/graded.ref.npz
     rm -f $W/f.log
-    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_GEQRF_WRONG=1 $PYV tests/py/lapack_numpy.py $W/f.npz 200 \
-        2>$W/qr.err
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_GEQRF_WRONG=1 $PYV tests/py/lapack_numpy.py $W/f.npz \
+        200 2>$W/qr.err
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_GEQRF_WRONG=1 $PYV tests/py/svd_tall.py $W/tall.npz \
         34000 2>>$W/qr.err
-    check "geqrf's wrong answers: results equal, each such QR made by the CPU library, saying why" \
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_GEQRF_WRONG=1 $PYV tests/py/svd_graded.py \
+        $W/graded.npz 2>>$W/qr.err
+    check "geqrf's wrong answers: results equal, each QR and each SVD through one made by the CPU library, saying why" \
         sh -c "$PYV tests/py/compare.py $W/small.ref.npz $W/f.npz >/dev/null &&
-            $PYV tests/py/compare.py $W/tall.ref.npz $W/tall.npz >/dev/null && [ ! -s $W/qr.err ] &&
+            $PYV tests/py/compare.py $W/tall.ref.npz $W/tall.npz >/dev/null &&
+            $PYV tests/py/compare.py $W/graded.ref.npz $W/graded.npz >/dev/null && [ ! -s $W/qr.err ] &&
             [ $(count $W/f.log -- where=cpu 'routine=*geqrf' 'why=gpu: *geqrf*failed its test*') -gt 0 ] &&
             [ $(count $W/f.log -- where=cpu 'routine=*gelsd' 'why=gpu: *geqrf*failed its test*') -gt 1 ] &&
-            [ $(count $W/f.log -- where=cpu m=34000 'routine=*gesdd' 'why=gpu: *A = QR*failed its test*') = 6 ]"
+            [ $(count $W/f.log -- where=gpu m=34000 'routine=*gesdd') = 6 ] &&
+            [ $(count $W/f.log -- where=cpu m=20000 'routine=*gesdd' 'why=gpu: *A = QR*failed its test*') = 2 ]"
+    # The graded matrix as it is: Householder's QR on the GPU after CholeskyQR2 gave up, the answer right.
+    rm -f $W/f.log $W/calls
+    shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_CALLS=$W/calls $PYV tests/py/svd_graded.py \
+        $W/graded.npz 2>$W/qr.err
+    check "a tall SVD too ill-conditioned for CholeskyQR2: on the GPU through geqrf, results equal" \
+        sh -c "$PYV tests/py/compare.py $W/graded.ref.npz $W/graded.npz >/dev/null && [ ! -s $W/qr.err ] &&
+            [ $(count $W/f.log -- where=gpu m=20000 'routine=*gesdd') = 2 ] &&
+            grep -q '^cusolverDnXgeqrf [1-9]' $W/calls && grep -q '^cusolverDnXpotrf [1-9]' $W/calls"
     # The same SVD again and again, as a fit's steps take it, its GPU answers refused every time: by the default
     # policy the kind goes back to the CPU once a window of them measured what they cost (the GPU's try and the
     # CPU's redo), instead of paying both sides at every call.  The first call waits for the bring-up and the

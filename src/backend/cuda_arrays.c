@@ -4,8 +4,8 @@
  * matrix): solve and inv (getrf, getrs), cholesky and cho_factor (potrf), eigh and eigvalsh (syevd), slogdet,
  * det and lu_factor (getrf), lu_solve (getrs) and cho_solve (potrs), and SciPy's inv and solve (getrf and
  * getrs, or potrf and potrs), which hand an ill-conditioned matrix back after a condition check (cuda_rcond.c).
- * The routines' own steps are those of the LAPACK operations (cuda_factor.c, cuda_eigen.c); SciPy's pivots go
- * through the host. */
+ * The routines' own steps are those of the LAPACK operations (cuda_factor.c, cuda_eigen.c, cuda_svd.c); SciPy's
+ * pivots go through the host. */
 #include <float.h>
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The Python layer's SVD (numpy.linalg.svd, scipy.linalg.svd: families/lapack/arrays.c's svd and svdvals) as an
- * operation descriptor (cuda_solver.h): LAPACK's SVD on cuSOLVER (cuda_eigen.c's gesvdp or gesvd) of F, A or
+ * operation descriptor (cuda_solver.h): LAPACK's SVD on cuSOLVER (cuda_svd.c's gesvdp or gesvd) of F, A or
  * its transpose, whichever is no wider than tall, with A's storage transposed on the device where it is not F's;
  * then U and Vh from F's vectors through cuBLAS's geam, which copies or transposes each into the output array's
  * storage, so that every order of A and of the outputs costs no copy on the host. */
@@ -7,7 +7,7 @@
 
 #include "backend/cuda_solver.h"
 
-/* Device memory after the SVD's own (gs_sol_svd_own, which cuda_eigen.c finds at the start of extra): F where A is
+/* Device memory after the SVD's own (gs_sol_svd_own, which cuda_svd.c finds at the start of extra): F where A is
  * stored as its transpose (m x n, leading dimension m), then F's U (m x ju) and VT (n x n), n = min(m, n). */
 typedef struct {
     char *f, *uf, *vtf;

@@ -1,7 +1,7 @@
 /* What the LAPACK operations share (cuda_solver.c): cuSOLVER, opened at the first LAPACK call that goes to the
  * GPU, with a handle per device; one call's state (gs_sol_t); an operation's descriptor (gs_sol_op_t), which
  * cuda_lapack.c runs; small helpers.  The operations: cuda_factor.c (factorisations and solves), cuda_eigen.c
- * (eigenvalues and the SVD), cuda_lstsq.c (least squares). */
+ * (eigenvalues), cuda_svd.c (the SVD), cuda_lstsq.c (least squares). */
 #ifndef GS_CUDA_SOLVER_H
 #define GS_CUDA_SOLVER_H
 
@@ -56,7 +56,7 @@ typedef struct {
     size_t vec_bytes;
     char *extra;                /* the operation's own device memory (gs_sol_op_t.extra) */
     int *info;                  /* two INFO values */
-    bool svdp;                  /* the SVD by gesvdp (cuda_eigen.c) */
+    bool svdp;                  /* the SVD by gesvdp (cuda_svd.c) */
     char *hwork;                /* cuSOLVER's host workspace */
     size_t hbytes;
     char *hpiv, *hvec;          /* the pivots (64-bit) and the vector, on the host */
@@ -100,7 +100,7 @@ typedef struct {
     uint16_t flags;      /* GS_SOL_* */
 } gs_sol_op_t;
 
-/* The operations (cuda_factor.c, cuda_eigen.c, cuda_lstsq.c). */
+/* The operations (cuda_factor.c, cuda_eigen.c, cuda_svd.c, cuda_lstsq.c). */
 GS_HIDDEN extern const gs_sol_op_t gs_sol_getrf, gs_sol_gesv, gs_sol_getrs, gs_sol_getri, gs_sol_potrf,
     gs_sol_posv, gs_sol_potrs, gs_sol_potri, gs_sol_geqrf, gs_sol_orgqr, gs_sol_ormqr, gs_sol_trtrs, gs_sol_trtri;
 GS_HIDDEN extern const gs_sol_op_t gs_sol_syevd, gs_sol_svd, gs_sol_geev, gs_sol_syevdx;
@@ -148,7 +148,7 @@ GS_HIDDEN int gs_sol_orgqr_run(gs_call_t *c, const gs_sol_t *s, int64_t m, int64
 GS_HIDDEN int gs_sol_ormqr_run(gs_call_t *c, const gs_sol_t *s, cublasSideMode_t side, cublasOperation_t t,
                                int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *tau,
                                void *cm, int64_t ldc, int *info);
-/* The SVD that least squares shares (cuda_eigen.c): its workspace, its computation (A in d[0], the values into
+/* The SVD that least squares shares (cuda_svd.c): its workspace, its computation (A in d[0], the values into
  * vec, U and VT where wanted in the next matrices of d), and the device bytes of extra that it needs for itself
  * (by gesvdp where svdp says so), at the start of extra.  An answer with both vectors is tested
  * (cuda_svdp_check.c); one that fails, from gesvd, is GS_EEXACT: the CPU library makes the call. */

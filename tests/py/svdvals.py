@@ -1,5 +1,5 @@
 """The singular values alone (numpy.linalg.svd without vectors) of an n x n float64 matrix, saved for
-compare.py: gesvdp serves them on the GPU from n = 1024, gesvd below (src/backend/cuda_eigen.c).
+compare.py: gesvdp serves them on the GPU from n = 1024, gesvd below (src/backend/cuda_svd.c).
 
 usage: python svdvals.py OUT.npz N
 """
