@@ -249,29 +249,6 @@ int gs_sol_geqrf_run(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, void
     return GS_OK;
 }
 
-size_t gs_sol_geqrf_tested_bytes(int64_t m, int64_t n, size_t es)
-{
-    return gs_round256((size_t)(m * n) * es) + gs_qr_check_bytes(m, n, es);
-}
-
-int gs_sol_geqrf_tested(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, void *a, int64_t lda, void *tau,
-                        char *mem)
-{
-    size_t es = s->es;
-    bool ok = true;
-    gs_qr_parts_t v = {.a = mem, .f = a, .tau = tau, .m = m, .n = n, .lda = m > 0 ? m : 1, .ldf = lda, .ta = 'N',
-                       .scratch = mem + gs_round256((size_t)(m * n) * es)};
-    if (m > 0 && n > 0)
-        GS_CUDA(c, cudaMemcpy2DAsync, (mem, (size_t)m * es, a, (size_t)lda * es, (size_t)m * es, (size_t)n,
-                                       cudaMemcpyDeviceToDevice, s->stream));
-    int rc = gs_sol_geqrf_run(c, s, m, n, a, lda, tau);
-    if (rc != GS_OK || (rc = gs_qr_check(c, s, &v, &ok)) != GS_OK || ok)
-        return rc;
-    gs_call_why(c, "gpu: cuSOLVER's geqrf gave a QR that failed its test (Q R - A or Q^H Q - I off): the CPU "
-                   "library's call");
-    return GS_EEXACT;
-}
-
 int gs_sol_ormqr_run(gs_call_t *c, const gs_sol_t *s, cublasSideMode_t side, cublasOperation_t t, int64_t m,
                      int64_t n, int64_t k, const void *a, int64_t lda, const void *tau, void *cm, int64_t ldc,
                      int *info)
@@ -282,20 +259,6 @@ int gs_sol_ormqr_run(gs_call_t *c, const gs_sol_t *s, cublasSideMode_t side, cub
                                                             cm, (int)ldc, s->work, gs_lwork(s), info));
     return GS_OK;
 }
-
-static int gs_geqrf_work(gs_call_t *c, gs_sol_t *s)
-{
-    const gs_lapack_t *p = s->p;
-    int rc = gs_sol_geqrf_size(c, s, p->m, p->n, s->ld[0], &s->work_bytes, &s->hbytes);
-    return rc != GS_OK ? rc : gs_qr_check_work(c, s, p->m, p->n, s->ld[0], &s->work_bytes);
-}
-
-static int gs_geqrf(gs_call_t *c, gs_sol_t *s)
-{
-    return gs_sol_geqrf_tested(c, s, s->p->m, s->p->n, s->d[0], s->ld[0], s->vec, s->extra);
-}
-
-static size_t gs_geqrf_extra(const gs_sol_t *s) { return gs_sol_geqrf_tested_bytes(s->p->m, s->p->n, s->es); }
 
 int gs_sol_orgqr_size(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, int64_t k, int64_t lda, size_t *dev)
 {
@@ -349,8 +312,6 @@ static int gs_ormqr(gs_call_t *c, gs_sol_t *s)
 /* orgqr's and ormqr's k Householder scalars. */
 static size_t gs_k_elems(const gs_lapack_t *p) { return (size_t)p->k * gs_prec_size(p->prec); }
 
-const gs_sol_op_t gs_sol_geqrf = {.work = gs_geqrf_work, .compute = gs_geqrf, .vec = gs_sol_mn_elems,
-                                  .extra = gs_geqrf_extra, .flags = GS_SOL_TAU_OUT};
 const gs_sol_op_t gs_sol_orgqr = {.work = gs_orgqr_work, .compute = gs_orgqr, .vec = gs_k_elems,
                                   .flags = GS_SOL_TAU_IN};
 const gs_sol_op_t gs_sol_ormqr = {.work = gs_ormqr_work, .compute = gs_ormqr, .vec = gs_k_elems,

@@ -165,10 +165,19 @@ typedef struct {
     char *scratch;
 } gs_svdp_parts_t;
 GS_HIDDEN size_t gs_svdp_check_bytes(const gs_lapack_t *p, size_t es);
+/* The tests' probes and products (cuda_svdp_check.c): the k x GS_SVDP_PROBES host matrix x of values in [-1, 1)
+ * and, where sv is given, sx = diag(sv) x; the real trace of a probes' Gram matrix at g; C (rows x probes) =
+ * op(A) B + beta C, op(A) rows x k; -1 in a precision. */
+enum { GS_SVDP_PROBES = 4, GS_SVDP_TOL = 10 };
+GS_HIDDEN void gs_svdp_probes(int prec, int64_t k, const double *sv, char *x, char *sx);
+GS_HIDDEN double gs_svdp_trace(const char *g, int prec, size_t es);
+GS_HIDDEN int gs_svdp_mul(gs_call_t *c, int prec, cublasOperation_t t, int64_t rows, int64_t k, const void *a,
+                          int64_t lda, const void *b, int64_t ldb, const void *beta, void *cm, int64_t ldc);
+GS_HIDDEN const void *gs_svdp_mone(int prec);
 /* *ok: the perturbation err that gesvdp reports (0 for gesvd) is within the rounding LAPACK allows and the
  * vectors pass the test; waits for the device.  0, or an error code. */
 GS_HIDDEN int gs_svdp_check(gs_call_t *c, const gs_sol_t *s, const gs_svdp_parts_t *v, double err, bool *ok);
-/* The test of geqrf's answer (cuda_svdp_check.c): A (m x n, stored as op(A) says: ta 'N', or 'T' or 'C' for its
+/* The test of geqrf's answer (cuda_qr_check.c): A (m x n, stored as op(A) says: ta 'N', or 'T' or 'C' for its
  * transpose or conjugate transpose, leading dimension lda), its factored F (leading dimension ldf) and tau, and
  * the test's device scratch of gs_qr_check_bytes; gs_qr_check_work adds its workspace to *dev (ormqr's). */
 typedef struct {
@@ -181,9 +190,9 @@ GS_HIDDEN size_t gs_qr_check_bytes(int64_t m, int64_t n, size_t es);
 GS_HIDDEN int gs_qr_check_work(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, int64_t ldf, size_t *dev);
 /* *ok: Q R = A and Q is unitary, within rounding; waits for the device.  0, or an error code. */
 GS_HIDDEN int gs_qr_check(gs_call_t *c, const gs_sol_t *s, const gs_qr_parts_t *v, bool *ok);
-/* geqrf of A (m x n at a, leading dimension lda) into tau, its answer tested: A's copy first at mem (m x n,
- * leading dimension m), the test's scratch after it (gs_sol_geqrf_tested_bytes in all, ormqr's workspace by
- * gs_qr_check_work).  An answer that fails is GS_EEXACT, saying why: the CPU library makes the call. */
+/* geqrf of A (m x n at a, leading dimension lda) into tau, its answer tested (cuda_qr_check.c): A's copy first at
+ * mem (m x n, leading dimension m), the test's scratch after it (gs_sol_geqrf_tested_bytes in all, ormqr's
+ * workspace by gs_qr_check_work).  An answer that fails is GS_EEXACT, saying why: the CPU library makes the call. */
 GS_HIDDEN size_t gs_sol_geqrf_tested_bytes(int64_t m, int64_t n, size_t es);
 GS_HIDDEN int gs_sol_geqrf_tested(gs_call_t *c, const gs_sol_t *s, int64_t m, int64_t n, void *a, int64_t lda,
                                   void *tau, char *mem);

@@ -204,8 +204,8 @@ static int gs_svd_tested(gs_call_t *c, gs_sol_t *s, const gs_svdp_parts_t *parts
     return GS_EEXACT;
 }
 
-/* Q of CholeskyQR2 in place of A in d[0] (G in r; potrf's INFO of the two passes in info[0] and info[1]); *spd:
- * both Gs were positive definite (waits for the device). */
+/* Q of CholeskyQR2 in place of A in d[0] (G and its factor at g, n x n; potrf's INFO of the two passes in info[0]
+ * and info[1]); *spd: both Gs were positive definite (waits for the device). */
 static int gs_svd_cholqr(gs_call_t *c, gs_sol_t *s, char *g, bool *spd)
 {
     const gs_lapack_t *p = s->p;
@@ -289,7 +289,8 @@ static int gs_svd_tall_run(gs_call_t *c, gs_sol_t *s)
 /* gesvdp where gs_sol_svd_size chose it, and gesvd where it did not or gesvdp gave the call back; a tall A's
  * through its R (gs_svd_tall).  gesvd's answer is tested too where it can be: on an H200, an SVD on the GPU of a
  * 60000 x 400 matrix of narrow Gaussians (tests/py/svd_tall.py's "gauss") came back with U^H U off the identity
- * by 3e-4 and A - U S V^H by a fifth of A, gesvd's (bench/RESULTS.md, 2026-12-06). */
+ * by 3e-4 and A - U S V^H by a fifth of A, gesvd's, which starts from geqrf's wrong QR of it (bench/RESULTS.md,
+ * 2026-12-06). */
 int gs_sol_svd_run(gs_call_t *c, gs_sol_t *s)
 {
     const gs_lapack_t *p = s->p;
