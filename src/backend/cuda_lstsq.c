@@ -18,7 +18,7 @@ static int gs_gels_work(gs_call_t *c, gs_sol_t *s)
                                            s->ld[1], &s->work_bytes);
 }
 
-/* What geqrf's test needs (cuda_factor.c). */
+/* What geqrf's test needs (cuda_qr_check.c). */
 static size_t gs_gels_extra(const gs_sol_t *s) { return gs_sol_geqrf_tested_bytes(s->p->m, s->p->n, s->es); }
 
 /* A = QR, B becomes Q^H B and then R \ B; R's diagonal is copied to hextra, for gs_gels_exact. */
