@@ -228,7 +228,7 @@ static int gs_svd_cholqr(gs_call_t *c, gs_sol_t *s, char *g, bool *spd)
     return GS_OK;
 }
 
-/* From A's copy (in extra) back in d[0]: Q (CholeskyQR2's where chol says so, else Householder's), R = Q^H A,
+/* From A in d[0] (its copy in extra): Q (CholeskyQR2's where chol says so, else Householder's), R = Q^H A,
  * R's SVD (gesvdp or gesvd, tested themselves), U = Q Ur.  *tried false where CholeskyQR2 found G not positive
  * definite, and nothing else was done. */
 static int gs_svd_tall_try(gs_call_t *c, gs_sol_t *s, bool chol, bool *tried)
@@ -242,11 +242,8 @@ static int gs_svd_tall_try(gs_call_t *c, gs_sol_t *s, bool chol, bool *tried)
     ss.p = &sq, ss.extra = s->extra + t.svd, ss.d[0] = s->extra + t.r, ss.ld[0] = n, ss.d[1] = s->extra + t.ur;
     ss.ld[1] = n;
     *tried = true;
-    int rc = gs_svd_keep_a(c, s, true);
-    if (rc == GS_OK && chol)
-        rc = gs_svd_cholqr(c, s, ss.d[0], tried);
-    if (rc == GS_OK && !chol)
-        rc = gs_sol_geqrf_run(c, s, m, n, s->d[0], s->ld[0], s->extra + t.tau);
+    int rc = chol ? gs_svd_cholqr(c, s, ss.d[0], tried)
+                  : gs_sol_geqrf_run(c, s, m, n, s->d[0], s->ld[0], s->extra + t.tau);
     if (rc == GS_OK && !chol)
         rc = gs_sol_orgqr_run(c, s, m, n, n, s->d[0], s->ld[0], s->extra + t.tau, s->info + 1);
     if (rc != GS_OK || !*tried)
@@ -280,7 +277,7 @@ static int gs_svd_tall_run(gs_call_t *c, gs_sol_t *s)
         return rc;
     memcpy(c->why_buf, kept, sizeof kept);
     c->why = why;
-    if ((rc = gs_svd_tall_try(c, s, false, &tried)) != GS_OK)
+    if ((rc = gs_svd_keep_a(c, s, true)) != GS_OK || (rc = gs_svd_tall_try(c, s, false, &tried)) != GS_OK)
         return rc;
     return gs_svd_tested(c, s, &parts, "gpu: the SVD through A = QR gave an SVD of A that failed its test (U, V or "
                                        "A V - U S off): the CPU library's call");

@@ -1,12 +1,12 @@
-/* The test of an SVD's answer on the device (cuda_solver.h), gesvdp's or gesvd's; its probes serve the QR's test
- * too (cuda_qr_check.c).  gesvdp's own error estimate, h_err_sigma, can call a wrong answer exact, and an SVD on the GPU of a 60000 x
- * 400 matrix of narrow Gaussians came back wrong on the H100 and the H200 (U^H U off the identity by 3e-4, A - U S V^H
- * by a fifth of A, while the CPU library's was right to 4e-15: tests/py/svd_tall.py's "gauss"; bench/RESULTS.md,
- * 2026-12-05 and 06).  So every answer with both vectors is measured, as LAPACK's own tests measure an SVD, on
- * GS_SVDP_PROBES fixed pseudo-random vectors X (k of them, k = min(m, n)): the orthogonality of U and of V (U^H U X -
- * X, V^H V X - X) and the residual A V X - U S X, each relative to X (and to the largest singular value), within
- * GS_SVDP_TOL times max(m, n) times the precision's epsilon.  A right answer's ratios are near 1 (2e-14 at m = 60000),
- * a wrong one's 1e8.  The products are thin, a few microseconds on the device beside the SVD's milliseconds. */
+/* The test of an SVD's answer on the device (cuda_solver.h), gesvdp's or gesvd's; its probes serve the QR's test too
+ * (cuda_qr_check.c).  gesvdp's own error estimate, h_err_sigma, can call a wrong answer exact, and an SVD on the GPU
+ * of a 60000 x 400 matrix of narrow Gaussians came back wrong on the H100 and the H200 (U^H U off the identity by
+ * 3e-4, A - U S V^H by a fifth of A, while the CPU library's was right to 4e-15: tests/py/svd_tall.py's "gauss";
+ * bench/RESULTS.md, 2026-12-05 and 06).  So every answer with both vectors is measured, as LAPACK's own tests measure
+ * an SVD, on GS_SVDP_PROBES fixed pseudo-random vectors X (k of them, k = min(m, n)): the orthogonality of U and of V
+ * (U^H U X - X, V^H V X - X) and the residual A V X - U S X, each relative to X (and to the largest singular value),
+ * within GS_SVDP_TOL times max(m, n) times the precision's epsilon.  A right answer's ratios are near 1 (2e-14 at m =
+ * 60000), a wrong one's 1e8.  The products are thin, a few microseconds on the device beside the SVD's milliseconds. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -62,7 +62,7 @@ double gs_svdp_trace(const char *g, int prec, size_t es)
 
 /* C (rows x p) = op(A) B + beta C, op(A) rows x k as t says, B k x p. */
 int gs_svdp_mul(gs_call_t *c, int prec, cublasOperation_t t, int64_t rows, int64_t k, const void *a,
-                       int64_t lda, const void *b, int64_t ldb, const void *beta, void *cm, int64_t ldc)
+                int64_t lda, const void *b, int64_t ldb, const void *beta, void *cm, int64_t ldc)
 {
     return gs_cublas_gemm(c, prec, t, CUBLAS_OP_N, rows, GS_SVDP_PROBES, k, gs_one(prec), a, lda, b, ldb, beta, cm,
                           ldc);
