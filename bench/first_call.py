@@ -6,7 +6,7 @@ bench/policy.sh runs it once per process, in each mode, and times the whole proc
 
 usage: python bench/first_call.py OP N
   OP: matmul (A @ A, float64), eigh (np.linalg.eigh of a symmetric A), solve (np.linalg.solve, one right-hand
-  side) or solve64 (64 right-hand sides)
+  side), solve64 (64 right-hand sides) or svd (np.linalg.svd, U, s and V^T)
 """
 import json
 import os
@@ -17,7 +17,7 @@ t_start = time.perf_counter()
 import numpy as np  # noqa: E402  (its import is timed)
 
 t_imported = time.perf_counter()
-OPS = ("matmul", "eigh", "solve", "solve64")
+OPS = ("matmul", "eigh", "solve", "solve64", "svd")
 
 
 def log_calls(path):
@@ -53,6 +53,8 @@ def call(op, a, b):
         return a @ a
     if op == "eigh":
         return np.linalg.eigh(a)
+    if op == "svd":
+        return np.linalg.svd(a)
     return np.linalg.solve(a, b)
 
 
@@ -73,6 +75,11 @@ def check(op, a, b, out, rng):
             r = (a[rows] * v[:, k]).sum(axis=1) - w[k] * v[rows, k]
             worst = max(worst, float(np.max(np.abs(r))) / max(abs(w).max(), 1e-300))
         return worst
+    if op == "svd":  # sampled entries of U S V^T against A's, scaled by the largest singular value
+        u, sv, vt = out
+        cols = rng.integers(0, n, 8)
+        rec = np.array([np.sum(u[i, :] * sv * vt[:, j]) for i, j in zip(rows, cols)])
+        return float(np.max(np.abs(rec - a[rows, cols]))) / sv[0]
     x = out.reshape(n, -1)
     bb = b.reshape(n, -1)
     worst = 0.0

@@ -27,7 +27,7 @@
 #   RESULTS [bench/results]   policy.md, policy.jsonl (raw) and policy/PART/ (each part's files and logs)
 #   COMMIT [git's]      the commit to name in the report      NO_GPU [0]   PYTHON [python3]   GPUSHIM_LIB
 #   FIRST_CASES [matmul:1024 matmul:2048 matmul:4096 matmul:8192 eigh:2048 eigh:6000 solve:2048 solve:6000
-#                solve64:2048 solve64:6000]   OP:N, as bench/first_call.py takes them
+#                solve64:2048 solve64:6000 svd:2048 svd:4096]   OP:N, as bench/first_call.py takes them
 #   LOOP_ARGS [none]    bench/loop.py's options (--rows R --cols C --k K --iter I)   LOOP_VARIANTS [new inplace]
 #   GEMM_SIZES [512 1024 2048 4096 8192]  GEMM_SHAPES [65536x256x256 8192x8192x64]  GEMM_PRECISIONS [d s c z]
 #   GEMM_REPEAT [5]  GEMM_BUDGET_S [0.5]  GEMM_CPU_MAX_N [s=8192 d=8192 c=4096 z=4096]   (bench/gemm.sh's)
@@ -65,7 +65,7 @@ DEADLINE_S=${DEADLINE_S:-540}
 KILL_S=${KILL_S:-$((DEADLINE_S + 30))}
 APPEND=${APPEND:-1}
 FIRST_CASES=${FIRST_CASES:-matmul:1024 matmul:2048 matmul:4096 matmul:8192 eigh:2048 eigh:6000 solve:2048 solve:6000 \
-solve64:2048 solve64:6000}
+solve64:2048 solve64:6000 svd:2048 svd:4096}
 LOOP_ARGS=${LOOP_ARGS:-}
 LOOP_VARIANTS=${LOOP_VARIANTS:-new inplace}
 GEMM_SIZES=${GEMM_SIZES:-512 1024 2048 4096 8192}
