@@ -270,7 +270,7 @@ typedef struct {
     int64_t dim[3];       /* sizes in the order of dim_names */
     const char *dim_names; /* "mnk", "mn", "nk", "n" */
     char opts[6];         /* option letters in argument order, e.g. "NT" */
-    uint8_t shape_rank;   /* a transform's rank, for the log's "kind" and "shape"; 0 (set when timed): none */
+    uint8_t shape_rank;   /* a transform's rank, for the log's "kind" and "shape" (set when timed); 0: none */
     const char *kind;     /* the transform's kind ("dft", "r2c", "c2r") when shape_rank > 0 */
     const int64_t *shape; /* its shape_rank logical sizes, owned by the family's arguments */
     void *real;           /* the CPU library's entry to call when the call stays on the CPU; NULL with own_cpu, */
@@ -335,11 +335,10 @@ static inline bool gs_call_begin(gs_call_t *c, unsigned e)
     c->pred_cpu = c->pred_gpu = -1;
     c->pred_wait = c->pred_queue = 0, c->t_pred = 0, c->sharing = 0, c->refused = false;
     c->after = NULL, c->part = NULL, c->devices = 0, c->api = NULL;
+    c->shape_rank = 0; /* (read by gs_dispatch_api's copy of a kept call, timed or not) */
     c->timed = gs.opt.log || gs.opt.summary;
-    if (c->timed) {
+    if (c->timed)
         c->t0 = gs_now_ns();
-        c->shape_rank = 0;
-    }
     return true;
 }
 
