@@ -17,14 +17,19 @@
 #define GS_HISTORY_CLAMP 16.0f
 /* A side's ratios are forgotten once this many calls of the kind ran on the other side since it last ran: the
  * rates decide again, and the side is timed anew.  Else one slow call (the cache's first tracking of a 512 MB
- * output took 57 ms against 22 predicted on the H200 machine) keeps a kind off its faster side for good. */
+ * output took 57 ms against 22 predicted on the H200 machine) keeps a kind off its faster side for good.  Each
+ * time a side is forgotten, the calls it waits for the next time double (up to GS_HISTORY_IDLE_MAX): a side
+ * that is slower for good (the rates too kind to it) is tried again less and less often, where at every 8 calls
+ * a third of SciPy's rfft2 of 1024^2 ran on a GPU 1.5 times slower than the CPU (H100). */
 #define GS_HISTORY_IDLE 8
+#define GS_HISTORY_IDLE_MAX 255
 
 typedef struct {
     uint64_t key; /* 0: free (a key is never 0: it holds the side's bit and the routine) */
     float ratio[GS_HISTORY_MAX]; /* a ring: the newest at (next - 1) mod GS_HISTORY_MAX */
     uint8_t n, next;
     uint8_t idle; /* calls of the kind on the other side since this side's last */
+    uint8_t wait; /* the idle calls that forget this side: GS_HISTORY_IDLE, doubled each time it was */
     bool warm;    /* the kind's first call was seen, and not counted */
 } gs_history_entry_t;
 
@@ -80,8 +85,11 @@ static void gs_history_add(const gs_call_t *c, int side, float r, bool against)
 {
     pthread_mutex_lock(&gs_history_lock);
     gs_history_entry_t *other = against ? gs_history_find(c->hkey[!side], false) : NULL;
-    if (other && other->n > 0 && ++other->idle >= GS_HISTORY_IDLE)
+    if (other && other->n > 0 && ++other->idle >= (other->wait ? other->wait : GS_HISTORY_IDLE)) {
         other->n = other->next = other->idle = 0;
+        unsigned wait = 2u * (other->wait ? other->wait : GS_HISTORY_IDLE);
+        other->wait = (uint8_t)(wait < GS_HISTORY_IDLE_MAX ? wait : GS_HISTORY_IDLE_MAX);
+    }
     gs_history_entry_t *e = gs_history_find(c->hkey[side], true);
     e->idle = 0;
     /* The first call of a kind on a side warms it up (on the GPU workspaces and kernels, fresh pages anywhere):

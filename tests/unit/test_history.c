@@ -47,6 +47,15 @@ START_TEST(test_history)
     /* the side's next call counts at once: the kind was warm */
     note(GS_WHERE_GPU, kc, kg, 1e-3, 3);
     ck_assert_double_eq_tol(gs_history_factor(kg, 3, NULL), 3, 0.05);
+    /* forgotten once, the side now waits 16 calls of the other side; then 32 */
+    for (int wait = 16; wait <= 32; wait *= 2) {
+        for (int i = 0; i < wait - 1; i++)
+            note(GS_WHERE_CPU, kc, kg, 1e-3, 4);
+        ck_assert_double_eq_tol(gs_history_factor(kg, 3, NULL), 3, 0.05);
+        note(GS_WHERE_CPU, kc, kg, 1e-3, 4);
+        ck_assert_double_eq(gs_history_factor(kg, 3, NULL), 1);
+        note(GS_WHERE_GPU, kc, kg, 1e-3, 3);
+    }
 }
 END_TEST
 
@@ -82,8 +91,8 @@ START_TEST(test_history_refused)
 }
 END_TEST
 
-/* The model with history=3: both predictions scaled; the decision takes the CPU's factor, and the GPU's below 1,
- * or above it once a window of 3 calls measured it. */
+/* The model with history=3: both predictions scaled; the decision takes each side's factor below 1, or above it
+ * once a window of 3 calls measured it. */
 START_TEST(test_history_model)
 {
     gs_rules[GS_R_DGEMM] = (gs_rule_t){.cpu_gflops = 500, .gpu_gflops = 50000, .link_gbps = 50, .latency_us = 100,
@@ -98,8 +107,13 @@ START_TEST(test_history_model)
     ck_assert_double_eq_tol(c.pred_gpu * 1e3, 2.24, 0.05);
     ck_assert_double_eq_tol(c.pred_cpu * 1e3, 2, 1e-3);
     ck_assert_int_eq(gs_policy_model(&c, &slow, 0, 0), GS_WHERE_CPU);
-    for (int i = 0; i < 2; i++)
+    /* the CPU's factor above 1 counts once a window of 3 calls measured it (the first not counted) */
+    for (int i = 0; i < 3; i++) {
         note(GS_WHERE_CPU, c.hkey[GS_WHERE_CPU], c.hkey[GS_WHERE_GPU], c.model[GS_WHERE_CPU], 2);
+        ck_assert_int_eq(gs_policy_model(&c, &slow, 0, 0), GS_WHERE_CPU);
+        ck_assert_double_eq_tol(c.pred_cpu * 1e3, 2, 1e-3);
+    }
+    note(GS_WHERE_CPU, c.hkey[GS_WHERE_CPU], c.hkey[GS_WHERE_GPU], c.model[GS_WHERE_CPU], 2);
     ck_assert_int_eq(gs_policy_model(&c, &slow, 0, 0), GS_WHERE_GPU); /* the CPU at 4 ms */
     ck_assert_double_eq_tol(c.pred_cpu * 1e3, 4, 0.1);
     gs_rules[GS_R_DGEMM].history = 0; /* the rates alone again */
