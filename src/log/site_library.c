@@ -1,9 +1,10 @@
 /* Calls from inside a CPU library (site.h, gs_site_cpu_library): whether the code a call returns to lies in an
  * object that defines a routine of the table itself, so that the call is that library's own. */
 #include <dlfcn.h>
-#include <link.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include "log/site.h"
 
@@ -23,7 +24,7 @@ static int gs_span_of(struct dl_phdr_info *info, size_t size, void *arg)
             lo = a < lo ? a : lo;
             hi = a + info->dlpi_phdr[i].p_memsz > hi ? a + info->dlpi_phdr[i].p_memsz : hi;
         }
-    lo &= ~(uintptr_t)4095; /* the mapping starts at the page */
+    lo &= ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1); /* the mapping starts at the page */
     if (s->base < lo || s->base >= hi)
         return 0;
     s->lo = lo, s->hi = hi;
