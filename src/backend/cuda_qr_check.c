@@ -65,7 +65,7 @@ int gs_qr_check(gs_call_t *c, const gs_sol_t *s, const gs_qr_parts_t *v, bool *o
         gs_call_why(c, "gpu: no host memory to test geqrf's answer");
         return GS_ENOMEM;
     }
-    const void *one = gs_one(prec), *mone = gs_svdp_mone(prec), *zero = gs_zero();
+    const void *one = gs_one(prec), *mone = gs_mone(prec), *zero = gs_zero();
     cublasOperation_t h = gs_op_h(prec);
     gs_svdp_probes(prec, n, NULL, hx, NULL);
     int rc = gs_small_copy(c, x, hx, nq, cudaMemcpyHostToDevice);

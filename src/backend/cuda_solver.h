@@ -167,13 +167,12 @@ typedef struct {
 GS_HIDDEN size_t gs_svdp_check_bytes(const gs_lapack_t *p, size_t es);
 /* The tests' probes and products (cuda_svdp_check.c): the k x GS_SVDP_PROBES host matrix x of values in [-1, 1)
  * and, where sv is given, sx = diag(sv) x; the real trace of a probes' Gram matrix at g; C (rows x probes) =
- * op(A) B + beta C, op(A) rows x k; -1 in a precision. */
+ * op(A) B + beta C, op(A) rows x k. */
 enum { GS_SVDP_PROBES = 4, GS_SVDP_TOL = 10 };
 GS_HIDDEN void gs_svdp_probes(int prec, int64_t k, const double *sv, char *x, char *sx);
 GS_HIDDEN double gs_svdp_trace(const char *g, int prec, size_t es);
 GS_HIDDEN int gs_svdp_mul(gs_call_t *c, int prec, cublasOperation_t t, int64_t rows, int64_t k, const void *a,
                           int64_t lda, const void *b, int64_t ldb, const void *beta, void *cm, int64_t ldc);
-GS_HIDDEN const void *gs_svdp_mone(int prec);
 /* *ok: the perturbation err that gesvdp reports (0 for gesvd) is within the rounding LAPACK allows and the
  * vectors pass the test; waits for the device.  0, or an error code. */
 GS_HIDDEN int gs_svdp_check(gs_call_t *c, const gs_sol_t *s, const gs_svdp_parts_t *v, double err, bool *ok);
@@ -232,12 +231,19 @@ static inline cusolverEigMode_t gs_eig(char job)
     return job == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
 }
 
-/* The scalar 1 in a precision's layout (a complex one is 1 and 0), and 0 in any, for cuBLAS's host scalars. */
+/* The scalars 1 and -1 in a precision's layout (a complex one is 1 and 0), and 0 in any, for cuBLAS's host
+ * scalars. */
 static inline const void *gs_one(int prec)
 {
     static const _Alignas(16) float one_f[2] = {1, 0};
     static const _Alignas(16) double one_d[2] = {1, 0};
     return prec == GS_P_S || prec == GS_P_C ? (const void *)one_f : (const void *)one_d;
+}
+static inline const void *gs_mone(int prec)
+{
+    static const _Alignas(16) float mone_f[2] = {-1, 0};
+    static const _Alignas(16) double mone_d[2] = {-1, 0};
+    return prec == GS_P_S || prec == GS_P_C ? (const void *)mone_f : (const void *)mone_d;
 }
 static inline const void *gs_zero(void)
 {

@@ -68,14 +68,6 @@ int gs_svdp_mul(gs_call_t *c, int prec, cublasOperation_t t, int64_t rows, int64
                           ldc);
 }
 
-/* -1 in precision prec, for cuBLAS. */
-const void *gs_svdp_mone(int prec)
-{
-    static const _Alignas(16) float mone_f[2] = {-1, 0};
-    static const _Alignas(16) double mone_d[2] = {-1, 0};
-    return gs_real_size(prec) == 4 ? (const void *)mone_f : (const void *)mone_d;
-}
-
 /* Runs the products on the device and reads back their three Gram matrices into hg. */
 static int gs_svdp_products(gs_call_t *c, const gs_sol_t *s, const gs_svdp_parts_t *v, const char *hx, char *hg)
 {
@@ -83,7 +75,7 @@ static int gs_svdp_products(gs_call_t *c, const gs_sol_t *s, const gs_svdp_parts
     int prec = p->prec, q = GS_SVDP_PROBES;
     int64_t m = p->m, n = p->n, k = gs_lapack_mn(p);
     size_t es = s->es, kq = (size_t)(k * q) * es, qq = (size_t)(q * q) * es;
-    const void *mone = gs_svdp_mone(prec), *zero = gs_zero();
+    const void *mone = gs_mone(prec), *zero = gs_zero();
     cublasOperation_t h = gs_op_h(prec);
     char *x = v->scratch, *sx = x + kq, *vx = sx + kq, *ux = vx + (size_t)(n * q) * es, *r = ux + (size_t)(m * q) * es;
     char *du = r + (size_t)(m * q) * es, *dv = du + kq, *g = dv + kq;
