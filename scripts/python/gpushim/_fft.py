@@ -242,7 +242,7 @@ class Backend:
         result = Backend.run(f"scipy.fft.{name}".encode(), job)
         if result is not NotImplemented:
             return result
-        del job, result  # freed before SciPy's own makes its output (gpushim/_linalg.py's _wrap says why)
+        del job  # freed before SciPy's own makes its output (gpushim/_linalg.py's _wrap says why)
         with sys.modules["scipy.fft"].skip_backend(Backend):  # SciPy's own, timed where the library kept it
             return _timed(method, *args, **kwargs)
 

@@ -515,7 +515,7 @@ def _wrap(run, original, api, plan):
             # The job's arrays (the output made for the GPU, a converted input) freed before the original makes its
             # own: while they were held, SciPy's rfft2 of 1024^2 took 2.2 ms every other call against 1.0 (H100;
             # fresh pages, it seems), and as SciPy's alone once freed.
-            del job, result
+            del job
             return _timed(original, *args, **kwargs)
         return original(*args, **kwargs)
 
