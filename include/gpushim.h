@@ -112,15 +112,18 @@ int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t nrhs);
  *   "rfft"         real to complex, forward: out is in's shape with n / 2 + 1 on the last of the axes
  *   "irfft"        complex to real, backward: in is out's shape with n / 2 + 1 on the last of the axes (n out's)
  *   "ihfft"        rfft with its output conjugated
+ *   "hfft"         irfft of in's conjugate, which the library makes from from (below; required)
  * in and out have one precision (type characters 'f' and 'F', or 'd' and 'D') and ndim dimensions, any strides
  * that are positive multiples of the element; axes (naxes of them, 1 to 3, distinct, each of more than one point)
  * are the dimensions transformed, together; the others are transforms side by side.  Neither transform
  * normalises: the output is multiplied by scale (NumPy's norm: 1, 1 / N or 1 / sqrt(N), N the transform's
  * points), on the GPU before it is copied back.  in is read only; out is the caller's array, apart from in.
  * from: NULL, or the caller's input where it is shorter along some dimensions than the transform reads (NumPy's n
- * or s beyond the input's length): in then describes the input zero-padded, its data NULL and its strides not
- * read; the library makes it, C-ordered, from's elements at their indexes and zeros elsewhere, only once the call
- * goes to the GPU, and frees it after.  from has in's type and ndim, and strides as in's may be.
+ * or s beyond the input's length), or real where the transform's input is complex (NumPy's cast): in then
+ * describes the input as the transform reads it, its data NULL and its strides not read; the library makes it,
+ * C-ordered, from's elements at their indexes (a real one as the real parts) and zeros elsewhere, only once the
+ * call goes to the GPU, and frees it after.  from has in's type, or the real one of its precision where in is
+ * complex, in's ndim, and strides as in's may be.
  * threads: the threads the caller's own function computes on (1 for numpy.fft, SciPy's workers), which the policy
  * weighs the CPU's time by.  Returns 1 when the call is done, its result in out; 0 when it is not (the policy
  * keeps it on the CPU, the GPU failed, the arrays or axes are of a form this does not take), with out not

@@ -1,8 +1,8 @@
 """The Python layer's FFTs: numpy.fft's transforms handed whole to libgpushim's gpushim_fft (include/gpushim.h),
 which describes each as the FFTW family's geometry on the arrays as they are laid out and runs it through the same
 policy, log, cuFFT plan cache and CPU fallback as the FFTW executes it interposes, NumPy's norm applied to the
-output on the device.  n or s below the input's length crop it (a view); beyond, the library pads it with zeros
-once the call goes to the GPU (gpushim_fft's from).
+output on the device.  n or s below the input's length crop it (a view); beyond, the library pads it with zeros,
+and casts a real input to a complex transform's type, once the call goes to the GPU (gpushim_fft's from).
 
 One wrapper shape (gpushim/_linalg.py's) and one table (WRAPPED).  A function's plan reads its arguments into
 the C entry's operation, input, fresh output (or the caller's out), axes and factor; a call the plan does not take
@@ -25,7 +25,7 @@ from gpushim._linalg import _Array, _bind, _describe, _timed, _wrap
 _NORMS = (None, "backward", "ortho", "forward")
 # The C entry's operations: (transform's input complex, output complex, inverse direction for the norm).
 _OPS = {"fft": (True, True, False), "ifft": (True, True, True), "rfft": (False, True, False),
-        "irfft": (True, False, True), "ihfft": (False, True, True)}
+        "irfft": (True, False, True), "ihfft": (False, True, True), "hfft": (True, False, True)}
 # The norm of irfft that gives hfft's (NumPy's and SciPy's _swap_direction).
 _SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 _min_points = {}  # (operation, type character): gpushim_fft_min_points, for the process
@@ -60,20 +60,28 @@ def _type(a, cin, scipy):
     return t if t in "fdFD" and a.dtype.isnative and (cin or t in "fd") else None
 
 
-def _input(a, t, cin):
-    """The transform's input: a, or a copy where NumPy's cast or the library needs one (a complex input from a real
-    one, a stride that is not positive)."""
-    want = np.result_type(t, 1j) if cin else np.dtype(t)
+def _input(a, t):
+    """What the library makes the transform's input from (gpushim_fft's from) or takes as it: a, or a copy where
+    NumPy's cast or the library needs one (an integer input, a stride that is not positive).  A real a of the
+    transform's precision stays as it is for a complex transform: the library casts it once the call goes to the
+    GPU, so that a call kept on the CPU costs no copy."""
+    want = np.dtype(t)
     x = a if a.dtype == want else a.astype(want)
     return x.copy(order="K") if any(s <= 0 for s, d in zip(x.strides, x.shape) if d > 1) else x
 
 
-def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1):
-    """The C entry's call for op on the axes of a: (op, input, padded, output, axes, factor, threads, finish) where
-    padded is the shape the library zero-pads the input to, or None, and finish() gives the result once the call is
-    done; or None.  sizes are the logical sizes asked for (None each for NumPy's
-    default), norm NumPy's, out the caller's array or None; scipy: SciPy's types and its output, always in C order;
-    threads: those the original computes on (numpy.fft's one, SciPy's workers), for the library's policy."""
+def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1, hermitian=False):
+    """The C entry's call for op on the axes of a: (op, input, made, output, axes, factor, threads, finish) where
+    made is the shape of the transform's input that the library makes from input (zero-padded, a real input cast
+    to complex, conjugated), or None where input is it, and finish() gives the result once the call is done; or
+    None.  sizes are the logical sizes asked for (None each for NumPy's default), norm NumPy's, out the caller's
+    array or None; scipy: SciPy's types and its output, always in C order; threads: those the original computes on
+    (numpy.fft's one, SciPy's workers), for the library's policy; hermitian: hfft's, irfft of a's conjugate with
+    the norm's direction swapped (NumPy's and SciPy's definition), the C entry's "hfft"."""
+    if hermitian:
+        if norm not in _SWAP:
+            return None
+        norm = _SWAP[norm]
     cin, cout, inverse = _OPS[op]
     if type(a) is not np.ndarray or a.ndim > 8 or norm not in _NORMS or (axes := _axes(a, axes)) is None or \
             (sized := _sizes(op, a, sizes, axes)) is None:
@@ -98,10 +106,11 @@ def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1):
         return None
     if any(a.shape[x] > m for x, m in zip(axes, reads)):
         a = a[tuple(slice(0, m) if x in axes else slice(None) for x, m in enumerate(read))]
-    x = _input(a, t, cin)
+    x = _input(a, t)
     points = math.prod(n)
     scale = 1 / math.sqrt(points) if norm == "ortho" else 1 / points if (norm == "forward") != inverse else 1.0
-    return op, x, read if list(x.shape) != read else None, y, axes, scale, threads, \
+    made = list(x.shape) != read or (cin and x.dtype.kind != "c") or hermitian
+    return "hfft" if hermitian else op, x, read if made else None, y, axes, scale, threads, \
         (lambda: y) if out is None or y is out else (lambda: (np.copyto(out, y), out)[1])
 
 
@@ -127,11 +136,8 @@ def _one(op):
 
 
 def _hfft(a, n=None, axis=-1, norm=None, out=None):
-    """numpy.fft's hfft as NumPy computes it: irfft of the conjugate (a host pass of NumPy's own), the norm's
-    direction swapped; numpy.fft's hfft ignores out, so a call with one is NumPy's."""
-    if _small("irfft", a) or out is not None or norm not in _SWAP:
-        return None
-    return _job("irfft", np.conjugate(a), [n], [axis], _SWAP[norm], None)
+    """numpy.fft's hfft; it ignores out, so a call with one is NumPy's."""
+    return None if _small("hfft", a) or out is not None else _job("irfft", a, [n], [axis], norm, None, hermitian=True)
 
 
 def _nd(op, default_axes, takes_out=True):
@@ -169,18 +175,8 @@ def _workers(workers):
 
 
 def _sp_job(op, x, sizes, axes, norm, workers, hermitian):
-    """_job for scipy.fft.  hermitian: hfft's, irfft of x's conjugate with the norm's direction swapped (SciPy's
-    definition), x conjugated on the host once the plan has taken the call, in the layer's copy where it made one
-    (not in a view of x's, cropped)."""
-    if hermitian:
-        if norm not in _SWAP:
-            return None
-        norm = _SWAP[norm]
-    job = _job(op, x, sizes, axes, norm, None, scipy=True, threads=_workers(workers))
-    if job is None or not hermitian:
-        return job
-    y = job[1]
-    return job[:1] + (np.conjugate(y) if np.may_share_memory(y, x) else np.conjugate(y, out=y),) + job[2:]
+    """_job for scipy.fft."""
+    return _job(op, x, sizes, axes, norm, None, scipy=True, threads=_workers(workers), hermitian=hermitian)
 
 
 def _sp_one(op, hermitian=False):
@@ -265,9 +261,9 @@ WRAPPED = (
 )
 
 
-def _padded(x, shape):
-    """gpushim_fft's in for x zero-padded to shape: no data, the library makes it."""
-    d = _Array(None, x.dtype.char.encode(), x.ndim)
+def _made(op, x, shape):
+    """gpushim_fft's in for the input that the library makes from x, of shape: no data; complex where op's input is."""
+    d = _Array(None, (x.dtype.char.upper() if _OPS[op][0] else x.dtype.char).encode(), x.ndim)
     d.shape[:x.ndim] = shape
     return d
 
@@ -275,9 +271,9 @@ def _padded(x, shape):
 def _run(entry):
     """run for the one wrapper shape (gpushim/_linalg.py's _wrap): the job through gpushim_fft, then finish()."""
     def run(name, job):
-        op, x, padded, y, axes, scale, threads, finish = job
-        done = entry(name, op.encode(), _describe(x) if padded is None else _padded(x, padded),
-                     None if padded is None else _describe(x), _describe(y), len(axes),
+        op, x, made, y, axes, scale, threads, finish = job
+        done = entry(name, op.encode(), _describe(x) if made is None else _made(op, x, made),
+                     None if made is None else _describe(x), _describe(y), len(axes),
                      (ctypes.c_int * len(axes))(*axes), scale, threads)
         return finish() if done else NotImplemented
     return run
