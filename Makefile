@@ -204,7 +204,7 @@ TEST_PROGS := $(SPELLINGS:%=$(B)/tests/blas_all_%) $(SPELLINGS:%=$(B)/tests/boun
 	$(B)/tests/stress $(B)/tests/exit_blas $(B)/tests/libtsan_guard.so \
 	$(B)/tests/coherence $(B)/tests/sites_main $(B)/tests/libsites_replaced.so $(B)/tests/fft_plans $(B)/tests/fft_diff \
 	$(B)/tests/fft_fortran $(B)/tests/fft_steps $(B)/tests/fft_fresh $(B)/tests/fft_other $(B)/tests/fft_twin \
-	$(B)/tests/fft_split \
+	$(B)/tests/fft_split $(B)/tests/fft_defer \
 	$(B)/tests/little $(B)/tests/share $(B)/tests/fakecuda/libcuda.so.1
 tests: $(LIB) $(ENTRIES) standin $(B)/standin/selftest $(TEST_PROGS)
 
@@ -290,6 +290,10 @@ $(B)/tests/fft_split: tests/progs/fft_split.c tests/progs/results.h | $(B)/tests
 # Small plans on several threads, executed enough for their one-thread twins to be tried (tests/t_fftw.sh).
 $(B)/tests/fft_twin: tests/progs/fft_twin.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3_threads -lfftw3f_threads -lfftw3 -lfftw3f -lm
+
+# FFTW_MEASURE plans the GPU would run, made and measured as GPUSHIM_FFTW_DEFER says (tests/t_fftw.sh, "deferred").
+$(B)/tests/fft_defer: tests/progs/fft_defer.c | $(B)/tests
+	$(CC) $(TEST_CFLAGS) $< -o $@ -lfftw3 -lm
 
 $(B)/tests/copies: tests/progs/copies.c | $(B)/tests
 	$(CC) $(TEST_CFLAGS) $< -o $@ -lopenblas -lpthread

@@ -309,4 +309,32 @@ shim GPUSHIM_FFTW_SERIAL=0 GPUSHIM_LOG=$W/twin_off.log $T/fft_twin 2 16 >$W/twin
 off=$(threads $W/twin_off.log fftw_execute_dft_c2r [32,32])
 off_ok() { near $W/twin.plain $W/twin.off && [ "$off" = "$(printf '2 %.0s' $(seq 16))" ]; }
 check "twins: GPUSHIM_FFTW_SERIAL=0 runs every execute on the plan's 2 threads ($off)" off_ok
+
+# Deferred measuring (GPUSHIM_FFTW_DEFER, planners.c): FFTW_MEASURE plans whose executes the policy's rates put on
+# the GPU (an in-place r2c of 64^3 and its c2r, fft_defer) are made with FFTW_ESTIMATE, which leaves the array
+# as it was where FFTW's measuring writes it, and their executes run on the GPU.  Where they come back to the
+# CPU (every cuFFT execute failing), each plan's first such execute measures it on its arrays, and what the
+# trials wrote there is put back.  With GPUSHIM_FFTW_DEFER=0 or GPUSHIM_OFFLOAD=never the planner measures as
+# asked.  Results as FFTW's within rounding, through fftw_execute and the new-array executes.
+$T/fft_defer 64 6 >$W/defer.plain
+shim GPUSHIM_LOG=$W/defer.log $T/fft_defer 64 6 >$W/defer.gpu
+shim GS_STANDIN_FAIL=cufftExecD2Z,cufftExecZ2D GPUSHIM_LOG=$W/defer_cpu.log $T/fft_defer 64 6 >$W/defer.cpu
+shim GPUSHIM_FFTW_DEFER=0 $T/fft_defer 64 6 >$W/defer.off
+shim GPUSHIM_OFFLOAD=never $T/fft_defer 64 6 >$W/defer.never
+steps_near() { grep step $W/defer.plain >$W/defer.p && grep step "$1" >$W/defer.s && near $W/defer.p $W/defer.s; }
+measured() { grep -c '"event":"fftw_measured"' "$1"; }
+check "deferred: the planner left the array alone ($(head -1 $W/defer.gpu)), every execute on the GPU" \
+    sh -c "grep -qx 'intact 1' $W/defer.gpu && [ $(count $W/defer.log -- where=gpu) = 12 ] &&
+        [ $(measured $W/defer.log) = 0 ]"
+check "deferred: results as FFTW's within rounding" steps_near $W/defer.gpu
+check "deferred, the GPU failing: each plan measured at its first execute on the CPU ($(measured \
+    $W/defer_cpu.log) of 2)" \
+    sh -c "[ $(measured $W/defer_cpu.log) = 2 ] && [ $(count $W/defer_cpu.log -- where=cpu) = 12 ]"
+check "deferred, the GPU failing: results as FFTW's within rounding (the trials' writes put back)" \
+    steps_near $W/defer.cpu
+asked="$(head -1 $W/defer.off), $(head -1 $W/defer.never) against FFTW's $(head -1 $W/defer.plain)"
+check "GPUSHIM_FFTW_DEFER=0, GPUSHIM_OFFLOAD=never: the planner measures as asked ($asked)" \
+    test "$(head -1 $W/defer.off)$(head -1 $W/defer.never)" = "$(head -1 $W/defer.plain)$(head -1 $W/defer.plain)"
+off_near() { steps_near $W/defer.off && steps_near $W/defer.never; }
+check "GPUSHIM_FFTW_DEFER=0, GPUSHIM_OFFLOAD=never: results as FFTW's within rounding" off_near
 finish

@@ -40,6 +40,7 @@ static const gs_option_desc_t gs_option_table[] = {
     {"GPUSHIM_CACHE", GS_OPT_BOOL, GS_OFF(cache), NULL, NULL},
     {"GPUSHIM_CACHE_MAX", GS_OPT_NUMBER, GS_OFF(cache_max), NULL, NULL},
     {"GPUSHIM_FFTW_SERIAL", GS_OPT_BOOL, GS_OFF(fftw_serial), NULL, NULL},
+    {"GPUSHIM_FFTW_DEFER", GS_OPT_BOOL, GS_OFF(fftw_defer), NULL, NULL},
     {"GPUSHIM_SITES", GS_OPT_CHOICE, GS_OFF(sites), "python|native|off", "python, native or off"},
     {"GPUSHIM_WARMUP", GS_OPT_CHOICE, GS_OFF(warmup), "auto|lazy|eager|off", "auto, lazy, eager or off"},
     {"GPUSHIM_FAULT", GS_OPT_PATH, GS_OFF(fault), NULL, NULL},
@@ -191,7 +192,8 @@ static bool gs_is_launcher(void)
 void gs_options_read(gs_options_t *o)
 {
     *o = (gs_options_t){.offload = GS_OFFLOAD_AUTO, .min_flops = -1, .pinned = 512e6, .device_memory = -1,
-                        .registered = 4e9, .cache = true, .cache_max = -1, .fftw_serial = true};
+                        .registered = 4e9, .cache = true, .cache_max = -1, .fftw_serial = true,
+                        .fftw_defer = true};
     for (size_t i = 0; i < GS_NOPTIONS; i++) {
         const char *s = getenv(gs_option_table[i].name);
         if (s)

@@ -313,6 +313,7 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     if (fcpu > 1 && cpu_counted < window)
         fcpu = 1;
     cpu *= fcpu, gpu = gpu * fgpu + queue; /* the measured times include the wait for the GPU's queue */
+    cpu *= 1 + c->cpu_setup;
     /* For the log, forced or not; the bring-up still to come counts there, and when the call waits for it
      * (dispatch/warmup.c), but not here: a call that would be faster on the GPU once it is up wants the GPU,
      * and starts its bring-up. */
@@ -333,4 +334,17 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
         return GS_WHERE_GPU;
     c->why = "cpu faster";
     return GS_WHERE_CPU;
+}
+
+bool gs_policy_gpu_wins(gs_call_t *c, double bytes, bool gpu_capable)
+{
+    if (gs_policy_decide(c, gpu_capable) == GS_WHERE_CPU)
+        return false;
+    const gs_rule_t *r = &gs_rules[c->routine];
+    if (gs.opt.offload == GS_OFFLOAD_ALWAYS || !(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
+        return true;
+    double cpu = r->cpu_us * 1e-6 + c->flops / gs_cpu_rate(c, r);
+    double gpu = r->latency_us * 1e-6 +
+                 gs_copy_and_compute(r, bytes / (r->link_gbps * 1e9), c->flops / (r->gpu_gflops * 1e9));
+    return gpu < cpu;
 }

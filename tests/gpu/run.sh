@@ -5,11 +5,11 @@
 # `make gpu-pack` (built on another machine is fine) and the system's python3 with NumPy and SciPy.
 # Writes logs and results under $OUT (default build/gpu-out); exit status 1 if any test failed.
 # usage: tests/gpu/run.sh [GROUP...]   (blas tiles reuse devices python sklearn exits lapack shared ranks wheel suites log
-#   notices fft pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak and apps, only when named)
+#   notices fft defer pyfftw loading cache faults share; default all; PYFFTW_WHEEL for pyfftw; and soak and apps, only when named)
 #   LINALG_SUITES (default "numpy.linalg scipy.linalg"), SUITE_JOBS (default 8) and SUITE_TIMEOUT (seconds,
 #   default 3000) for the group suites, which starts an MPS server for its shares unless SUITE_MPS=0
 set -u
-ALL="blas tiles reuse devices python sklearn exits lapack shared ranks wheel suites log notices fft pyfftw loading cache faults share"
+ALL="blas tiles reuse devices python sklearn exits lapack shared ranks wheel suites log notices fft defer pyfftw loading cache faults share"
 GROUPS_RUN=" ${*:-$ALL} "
 want() { case "$GROUPS_RUN" in *" $1 "*) return 0 ;; esac; return 1; }
 cd "$(dirname "$0")/../.."
@@ -525,6 +525,28 @@ EOF
     else
         bad "fft_diff: $(grep -c ' FAIL' $OUT/fft.out) of $n cases failed, $on executes on the GPU ($g expected),\
  $(grep -c . $OUT/fft.placed) misplaced (fft.out, fft.placed)"
+    fi
+fi
+
+# 8b. FFTW_MEASURE plans that the GPU runs (GPUSHIM_FFTW_DEFER, tests/t_fftw.sh "deferred"), by the default
+# policy: an in-place r2c of 256^3 and its c2r, planned without measuring (the array left as it was), every
+# execute on cuFFT, results as FFTW's measured plans' within rounding; the planners' seconds with and without.
+if want defer; then
+    $T/fft_defer 256 6 >$OUT/defer.plain 2>$OUT/defer.plain.err
+    GPUSHIM_LOG=$OUT/defer.log LD_PRELOAD=$LIB $T/fft_defer 256 6 >$OUT/defer.gpu 2>$OUT/defer.gpu.err
+    GPUSHIM_FFTW_DEFER=0 LD_PRELOAD=$LIB $T/fft_defer 256 6 >$OUT/defer.off 2>$OUT/defer.off.err
+    grep step $OUT/defer.plain >$OUT/defer.p && grep step $OUT/defer.gpu >$OUT/defer.g
+    near=$($PY -c "
+import sys
+a, b = ([float(l.split()[2]) for l in open(f)] for f in sys.argv[1:])
+print(int(len(a) == len(b) == 6 and all(abs(x - y) <= 1e-9 * abs(x) for x, y in zip(a, b))))" $OUT/defer.p $OUT/defer.g)
+    on=$(count $OUT/defer.log -- where=gpu)
+    times="$(cat $OUT/defer.plain.err) without the shim, $(cat $OUT/defer.gpu.err) deferred, $(cat $OUT/defer.off.err)\
+ measured as asked"
+    if grep -qx 'intact 1' $OUT/defer.gpu && [ "$on" = 12 ] && [ "$near" = 1 ]; then
+        ok "deferred measuring: the array left alone, 12 of 12 executes on the GPU, results near FFTW's ($times)"
+    else
+        bad "deferred measuring: $(head -n 1 $OUT/defer.gpu), $on of 12 on the GPU, near $near ($times)"
     fi
 fi
 

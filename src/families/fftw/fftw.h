@@ -56,6 +56,9 @@ typedef struct {
     int16_t threads;      /* FFTW's planner threads when it was made (plan_with_nthreads) */
     uint8_t lib;          /* the FFTW that made it: 0 the process-wide one (gs_real's), else gs_real_caller's
                            * number of another (two FFTWs in one process) */
+    bool deferred;        /* made with FFTW_ESTIMATE for a measuring flag (planners.c): measured if the CPU needs it */
+    const void *measured; /* then the measured plan, once made (gs_fftw_measured), or NULL */
+    const void *measured_in, *measured_out; /* the arrays it was made on */
 } gs_fftw_geom_t;
 
 /* ---- the plan registry (registry.c) ------------------------------------------------------------------- */
@@ -68,8 +71,10 @@ GS_HIDDEN bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g);
 /* Copies plan's geometry into g without counting an execute: true when the plan is known. */
 GS_HIDDEN bool gs_fftw_peek(const void *plan, gs_fftw_geom_t *g);
 /* Drops plan's entry (destroy_plan), returning the library that made it (its lib), or -1 for a plan it did
- * not know. */
-GS_HIDDEN int gs_fftw_forget(const void *plan);
+ * not know; its measured plan into *measured (NULL: none), which the caller destroys. */
+GS_HIDDEN int gs_fftw_forget(const void *plan, const void **measured);
+/* Records m, made on the arrays in and out, as plan's measured plan. */
+GS_HIDDEN void gs_fftw_set_measured(const void *plan, const void *m, const void *in, const void *out);
 /* Drops every entry of one precision made by library lib (cleanup: a library's fftw_cleanup makes every
  * fftw_ plan it made undefined, leaving its fftwf_ ones and another library's). */
 GS_HIDDEN void gs_fftw_forget_all(int prec, int lib);
@@ -190,6 +195,11 @@ typedef struct {
 
 GS_HIDDEN const void *gs_fftw_twin_pick(const void *plan, unsigned s, gs_fftw_run_t *r);
 GS_HIDDEN void gs_fftw_twin_timed(const gs_fftw_run_t *r);
+
+/* The plan an execute p of a deferred plan (p->g.deferred) runs on the CPU in its place: its measured plan,
+ * made now by its first execute on the CPU (c's), or NULL when none serves it (FFTW made none, another thread
+ * was planning, a plain execute on arrays other than those it was measured on): then the plan itself. */
+GS_HIDDEN const void *gs_fftw_measured(gs_call_t *c, const gs_fftw_t *p);
 
 /* The plan an execute of plan runs on the CPU: plan, or one of its twins; gs_fftw_twin_end after the execute. */
 static inline const void *gs_fftw_twin_begin(const void *plan, gs_fftw_run_t *r)

@@ -48,11 +48,16 @@
         gs_fftw_twin_end(&r_); \
         threads_ = r_.threads; \
     } while (0)
-/* An execute that stays on the CPU (p the family's arguments): the log says on how many threads it ran. */
+/* An execute that stays on the CPU (p the family's arguments): a deferred plan's measured one in its place
+ * (fftw.h); the log says on how many threads it ran. */
 #define GS_FFTW_CPU(call, p, plan, ...) \
     do { \
-        int threads_; \
-        GS_FFTW_RUN(GS_CPU(call), threads_, plan, ##__VA_ARGS__); \
+        int threads_ = 0; \
+        GS_FFTW_PLAN m_ = (p).known && (p).g.deferred ? (GS_FFTW_PLAN)gs_fftw_measured(&(call), &(p)) : NULL; \
+        if (m_) \
+            GS_CPU(call)(GS_FFTW_PLAN_REF(m_), ##__VA_ARGS__); \
+        else \
+            GS_FFTW_RUN(GS_CPU(call), threads_, plan, ##__VA_ARGS__); \
         (call).threads = (uint8_t)(threads_ ? threads_ : (p).known && (p).g.threads < 256 ? (p).g.threads : 0); \
     } while (0)
 

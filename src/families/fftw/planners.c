@@ -1,8 +1,8 @@
 /* FFTW's planners, destroy_plan and cleanup, for double (fftw_) and single (fftwf_) precision: the template
  * plan.inc, included once per precision.  Every plan is made by the real FFTW that the caller reaches, with the
- * caller's own arguments and flags, and returned unchanged (NULL where FFTW returns NULL); the registry records
- * its geometry and that FFTW, which the executes look up.  These symbols are exported but are not calls of the
- * table (GS_FFTW_PLANNERS). */
+ * caller's own arguments and flags (its measuring deferred, gs_fftw_defers), and returned unchanged (NULL where
+ * FFTW returns NULL); the registry records its geometry and that FFTW, which the executes look up.  These symbols
+ * are exported but are not calls of the table (GS_FFTW_PLANNERS). */
 #include "families/fftw/glue_fftw.h"
 
 /* The process-wide real definition of fn (gs_real_resolve), with fn's own type, resolved once; NULL, reported
@@ -31,17 +31,42 @@
         (__typeof__(&fn))gs_real_lib((lib), gs_slots_, #fn); \
     })
 
+/* Whether the real planner makes g with FFTW_ESTIMATE rather than the flags asked (GPUSHIM_FFTW_DEFER): a plan
+ * FFTW is asked to measure (FFTW_MEASURE, PATIENT or EXHAUSTIVE: seconds of trial executes for a large
+ * transform; 14 s of the 21 s of bench/apps' fftw_c on the H100 machine) made by the process-wide FFTW,
+ * whose executes the policy's rates put on the GPU, unless the GPU has failed.  Such a plan is measured only if
+ * one of its executes comes to the CPU (twin.c's gs_fftw_measured), and its planner leaves the arrays alone, as
+ * FFTW_ESTIMATE's does (cuFFTW takes no planner flags at all). */
+static bool gs_fftw_defers(const gs_fftw_geom_t *g, unsigned flags, int lib)
+{
+    if (!gs.opt.fftw_defer || lib != 0 || g->why || flags & (FFTW_ESTIMATE | FFTW_WISDOM_ONLY) ||
+        atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_FAILED)
+        return false;
+    int64_t in = g->span[0], out = g->span[1], rs = (int64_t)gs_prec_size(g->prec) / 2;
+    double bytes = (double)((g->inplace ? 2 * (in > out ? in : out) : in + out) * rs);
+    for (int r = 0; r < GS_NROUTINES; r++) /* the routine of the plan's executes (fftw_execute's) */
+        if (gs_routines[r].op == GS_OP_fftexec && gs_routines[r].prec == g->prec) {
+            gs_call_t c = {.routine = r, .flops = g->flops, .threads = (uint8_t)(g->threads < 255 ? g->threads : 255)};
+            return gs_policy_gpu_wins(&c, bytes, gs_backend->op[GS_OP_fftexec] != NULL);
+        }
+    return false;
+}
+
 /* Around the real planner: the thread counts as inside FFTW, so that a planner FFTW calls through its own
  * exported names (Debian's libfftw3: plan_dft_1d calls plan_many_dft through the PLT) passes straight through
  * and the plan is recorded once, from the outer call's arguments (tests/t_fftw.sh, "the shapes").  The outer
- * call holds the planner lock (twin.c). */
-static bool gs_fftw_plan_begin(void)
+ * call holds the planner lock (twin.c), completes g, and sets the flags the real planner is called with. */
+static bool gs_fftw_plan_begin(gs_fftw_geom_t *g, unsigned *flags, int lib)
 {
     gs_init();
-    bool nested = gs_depth++ > 0;
-    if (!nested)
-        pthread_mutex_lock(&gs_fftw_planner_lock);
-    return nested;
+    if (gs_depth++ > 0)
+        return true;
+    pthread_mutex_lock(&gs_fftw_planner_lock);
+    g->threads = (int16_t)gs_fftw_threads(g->prec);
+    gs_fftw_geom_finish(g);
+    if ((g->deferred = gs_fftw_defers(g, *flags, lib)))
+        *flags = (*flags & ~(unsigned)(FFTW_PATIENT | FFTW_EXHAUSTIVE)) | FFTW_ESTIMATE;
+    return false;
 }
 
 static void *gs_fftw_plan_end(bool nested, gs_fftw_geom_t *g, void *plan, int lib)
@@ -52,8 +77,6 @@ static void *gs_fftw_plan_end(bool nested, gs_fftw_geom_t *g, void *plan, int li
     if (plan) {
         g->plan = plan;
         g->lib = (uint8_t)lib;
-        g->threads = (int16_t)gs_fftw_threads(g->prec);
-        gs_fftw_geom_finish(g);
         if (gs_fftw_register(g) == GS_OK)
             gs_fftw_twin_mark(g);
     }

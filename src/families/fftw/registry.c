@@ -99,15 +99,27 @@ bool gs_fftw_lookup(const void *plan, gs_fftw_geom_t *g) { return gs_fftw_find(p
 
 bool gs_fftw_peek(const void *plan, gs_fftw_geom_t *g) { return gs_fftw_find(plan, g, false); }
 
-int gs_fftw_forget(const void *plan)
+int gs_fftw_forget(const void *plan, const void **measured)
 {
     pthread_mutex_lock(&gs_fftw_lock);
     gs_fftw_node_t *n = gs_fftw_unlink(plan);
     gs_fftw_unshort(plan);
     pthread_mutex_unlock(&gs_fftw_lock);
     int lib = n ? n->g.lib : -1;
+    *measured = n ? n->g.measured : NULL;
     free(n);
     return lib;
+}
+
+void gs_fftw_set_measured(const void *plan, const void *m, const void *in, const void *out)
+{
+    pthread_mutex_lock(&gs_fftw_lock);
+    for (gs_fftw_node_t *n = gs_fftw_table[gs_fftw_bucket(plan)]; n; n = n->next)
+        if (n->g.plan == plan) {
+            n->g.measured = m, n->g.measured_in = in, n->g.measured_out = out;
+            break;
+        }
+    pthread_mutex_unlock(&gs_fftw_lock);
 }
 
 void gs_fftw_forget_all(int prec, int lib)

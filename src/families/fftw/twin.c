@@ -9,6 +9,9 @@
  * cleanup hold gs_fftw_planner_lock, since FFTW's planner is not thread safe and the twins are planned from
  * inside an execute, which may run on any thread. */
 #include <fftw3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "families/fftw/fftw.h"
 
@@ -65,7 +68,7 @@ void gs_fftw_twin_mark(const gs_fftw_geom_t *g)
             s = (int)p;
     }
     if (s < 0 || !gs.opt.fftw_serial || g->lib || g->split || g->truncated || g->kind == GS_FFTW_R2R ||
-        g->threads <= 1 || g->flops > GS_TWIN_FLOPS || g->flags & FFTW_WISDOM_ONLY)
+        g->threads <= 1 || g->flops > GS_TWIN_FLOPS || g->flags & FFTW_WISDOM_ONLY || g->deferred)
         return;
     gs_twin_t *t = &gs_twins[s];
     for (int k = 0; k < GS_TWIN_KINDS; k++)
@@ -80,22 +83,23 @@ void gs_fftw_twin_mark(const gs_fftw_geom_t *g)
     atomic_store_explicit(&gs_fftw_twin_of[s], g->plan, memory_order_release);
 }
 
-/* g's transform as the real FFTW plans it on nthreads threads, or NULL.  With gs_fftw_planner_lock held. */
-static void *gs_twin_make(const gs_fftw_geom_t *g, int nthreads)
+/* g's transform on its arrays as the real FFTW plans it on nthreads threads with flags fl, or NULL.  With
+ * gs_fftw_planner_lock held. */
+static void *gs_twin_make(const gs_fftw_geom_t *g, int nthreads, unsigned fl)
 {
     fftw_iodim64 d[GS_FFTW_DIMS_MAX]; /* fftwf_iodim64 is the same struct */
     for (int i = 0; i < g->rank + g->howmany_rank; i++)
         d[i] = (fftw_iodim64){g->dims[i].n, g->dims[i].is, g->dims[i].os};
-    unsigned fl = (g->flags & ~(unsigned)(FFTW_PATIENT | FFTW_EXHAUSTIVE)) | FFTW_ESTIMATE;
     bool z = g->prec == GS_P_Z;
     void (*with)(int) = z ? GS_TWIN_REAL(fftw_plan_with_nthreads) : GS_TWIN_REAL(fftwf_plan_with_nthreads);
-    if (!with)
+    if (!with && nthreads > 1) /* without FFTW's threads library, one thread */
         return NULL;
     void *in = (void *)g->in, *out = (void *)g->out, *p = NULL;
     const fftw_iodim64 *h = d + g->rank;
     const fftwf_iodim64 *fd = (const fftwf_iodim64 *)d, *fh = (const fftwf_iodim64 *)h;
     int r = g->rank, hr = g->howmany_rank, threads = gs_fftw_threads(g->prec);
-    with(nthreads);
+    if (with)
+        with(nthreads);
     gs_depth++; /* planners FFTW calls through its exported names pass straight through */
     if (g->kind == GS_FFTW_DFT) {
         __typeof__(&fftw_plan_guru64_dft) zf = GS_TWIN_REAL(fftw_plan_guru64_dft);
@@ -114,7 +118,8 @@ static void *gs_twin_make(const gs_fftw_geom_t *g, int nthreads)
               : (void *)(cf ? cf(r, fd, hr, fh, in, out, fl) : NULL);
     }
     gs_depth--;
-    with(threads);
+    if (with)
+        with(threads);
     return p;
 }
 
@@ -147,7 +152,8 @@ static bool gs_twin_get(gs_twin_t *t, const void *plan)
         bool known = gs_fftw_peek(plan, &g);
         for (int k = 0; k < GS_TWIN_KINDS && known; k++) {
             int n = gs_twin_threads[k];
-            void *tw = n < t->threads && !(n == 1 && t->large) ? gs_twin_make(&g, n) : NULL;
+            unsigned fl = (g.flags & ~(unsigned)(FFTW_PATIENT | FFTW_EXHAUSTIVE)) | FFTW_ESTIMATE;
+            void *tw = n < t->threads && !(n == 1 && t->large) ? gs_twin_make(&g, n, fl) : NULL;
             atomic_store(&t->twin[k], tw);
             made += tw != NULL;
         }
@@ -225,6 +231,50 @@ void gs_fftw_twin_drop(const void *plan, int prec, bool all)
             gs_twin_free(&gs_twins[s]);
         }
     }
+}
+
+/* g's measured plan, made with the flags asked on the arrays of p, the execute that needs it: what FFTW's trial
+ * executes write there is put back.  NULL when FFTW makes none or the copy of the arrays finds no memory. */
+static const void *gs_fftw_measure(gs_call_t *c, gs_fftw_geom_t *g, const gs_fftw_t *p)
+{
+    size_t rs = gs_prec_size(g->prec) / 2, nin = (size_t)g->span[0] * rs, nout = (size_t)g->span[1] * rs;
+    if (g->inplace)
+        nin = nin > nout ? nin : nout, nout = 0;
+    char *kept = malloc(nin + nout);
+    if (!kept)
+        return NULL;
+    memcpy(kept, p->in, nin);
+    memcpy(kept + nin, p->out, nout);
+    g->in = p->in, g->out = p->out;
+    uint64_t t0 = gs_now_ns();
+    void *m = gs_twin_make(g, g->threads, g->flags);
+    memcpy((void *)p->in, kept, nin);
+    memcpy(p->out, kept + nin, nout);
+    free(kept);
+    if (!m)
+        return NULL;
+    gs_fftw_set_measured(g->plan, m, p->in, p->out);
+    c->t_pred = 0; /* its time is the measuring's too: not the CPU's speed on the transform */
+    char what[200];
+    snprintf(what, sizeof what, "an FFTW plan made with FFTW_ESTIMATE for the measuring it asked "
+             "(GPUSHIM_FFTW_DEFER) measured at its first execute on the CPU, in %.3f s",
+             (double)(gs_now_ns() - t0) * 1e-9);
+    gs_log_event("fftw_measured", what);
+    return m;
+}
+
+const void *gs_fftw_measured(gs_call_t *c, const gs_fftw_t *p)
+{
+    gs_fftw_geom_t g = p->g;
+    if (!g.measured && pthread_mutex_trylock(&gs_fftw_planner_lock) == 0) {
+        if (gs_fftw_peek(p->g.plan, &g) && !g.measured)
+            g.measured = gs_fftw_measure(c, &g, p), g.measured_in = p->in, g.measured_out = p->out;
+        pthread_mutex_unlock(&gs_fftw_planner_lock);
+    }
+    /* execute runs a plan on the arrays it was made on: the measured plan serves it on those alone */
+    if (p->op == GS_OP_fftexec && (g.measured_in != p->in || g.measured_out != p->out))
+        return NULL;
+    return g.measured;
 }
 
 /* A forked child keeps the twins, but not a planner lock another thread of the parent may have held. */
