@@ -83,6 +83,7 @@ PARTS = [
     ("registered-0", {"GPUSHIM_REGISTERED": "0"}),    # no host registration: staging only
     ("copy-threads-1", {"GPUSHIM_COPY_THREADS": "1"}),  # no copy threads: strided copies by the CPU library
     ("fftw-serial-0", {"GPUSHIM_FFTW_SERIAL": "0"}),  # no FFTW twins: every execute on the caller's plan
+    ("fftw-defer-0", {"GPUSHIM_FFTW_DEFER": "0"}),    # FFTW's plans measured as asked, whatever runs them
 ]
 
 
