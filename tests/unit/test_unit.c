@@ -751,9 +751,17 @@ START_TEST(test_fftw_registry)
     g.plan = &plans[1], g.prec = GS_P_Z, g.rank = 7; /* a pointer handed out again replaces its entry */
     ck_assert_int_eq(gs_fftw_register(&g), GS_OK);
     ck_assert(gs_fftw_lookup(&plans[1], &out) && out.rank == 7);
-    ck_assert_int_eq(gs_fftw_forget(&plans[0]), 0); /* the library that made it */
+    /* A deferred plan's measured one (planners.c): recorded with its arrays, handed back to be destroyed. */
+    static char measured, arrays[2];
+    const void *m;
+    gs_fftw_set_measured(&plans[0], &measured, &arrays[0], &arrays[1]);
+    ck_assert(gs_fftw_peek(&plans[0], &out) && out.measured == &measured && out.measured_in == &arrays[0] &&
+              out.measured_out == &arrays[1]);
+    ck_assert_int_eq(gs_fftw_forget(&plans[0], &m), 0); /* the library that made it */
+    ck_assert_ptr_eq(m, &measured);
     ck_assert(!gs_fftw_lookup(&plans[0], &out));
-    ck_assert_int_eq(gs_fftw_forget(&plans[0]), -1); /* unknown now */
+    ck_assert_int_eq(gs_fftw_forget(&plans[0], &m), -1); /* unknown now */
+    ck_assert_ptr_null(m);
     gs_fftw_forget_all(GS_P_Z, 0); /* fftw_cleanup: the fftwf_ plan stays */
     ck_assert(!gs_fftw_lookup(&plans[1], &out));
     ck_assert(gs_fftw_lookup(&plans[2], &out) && out.rank == 3);
@@ -768,7 +776,8 @@ START_TEST(test_fftw_registry)
     gs_fftw_forget_all(GS_P_Z, 0);
     ck_assert(!gs_fftw_lookup(&other[0], &out));
     ck_assert(gs_fftw_lookup(&other[1], &out) && out.lib == 1);
-    ck_assert_int_eq(gs_fftw_forget(&other[1]), 1);
+    ck_assert_int_eq(gs_fftw_forget(&other[1], &m), 1);
+    ck_assert_ptr_null(m);
     /* The short path: a plan below every FFTW routine's threshold, or of a form the GPU lacks, made by the
      * process-wide FFTW; not one above it, nor another FFTW's; out again when destroyed or cleaned up. */
     static char shortp[4];
@@ -787,7 +796,7 @@ START_TEST(test_fftw_registry)
     s.plan = &shortp[0], s.flops = 1e12, s.lib = 0; /* the pointer handed out again, for a large plan */
     gs_fftw_register(&s);
     ck_assert(!gs_fftw_short_path(&shortp[0]));
-    gs_fftw_forget(&shortp[2]);
+    gs_fftw_forget(&shortp[2], &m);
     ck_assert(!gs_fftw_short_path(&shortp[2]));
     gs_fftw_forget_all(GS_P_Z, 0);
     gs_fftw_forget_all(GS_P_Z, 1);
