@@ -99,6 +99,8 @@ GS_HIDDEN extern const char *const gs_dtype_names[GS_NPREC];
 
 /* Index of the routine called name ("dgemm"), or -1. */
 GS_HIDDEN int gs_routine_find(const char *name);
+/* Index of the routine of operation op (gs_op_t) in precision prec (gs_prec_t), or -1. */
+GS_HIDDEN int gs_routine_of(int op, int prec);
 
 /* ---- options (options.c) ------------------------------------------------------------------------------ */
 

@@ -248,6 +248,15 @@ static double gs_cpu_rate(const gs_call_t *c, const gs_rule_t *r)
     return r->cpu_gflops * 1e9 * (r->threads > 0 && t > 0 && t < r->threads ? t / r->threads : 1);
 }
 
+/* The rates' seconds of c on the CPU, its operands' touched bytes: the CPU library's packing and memory traffic
+ * weigh in shapes with a small dimension (X @ W with W of 64 columns took 13.4 ms on the H200 machine where its
+ * flops alone say 8.3). */
+static double gs_cpu_s(const gs_call_t *c, const gs_rule_t *r, double touched)
+{
+    double mem = r->cpu_gbps > 0 ? touched / (r->cpu_gbps * 1e9) : 0;
+    return r->cpu_us * 1e-6 + c->flops / gs_cpu_rate(c, r) + mem;
+}
+
 /* Seconds of copies for the bytes of t, and of the part of them that is invested (registration included). */
 static double gs_copy_s(const gs_rule_t *r, const gs_traffic_t *t, double *invest)
 {
@@ -282,10 +291,7 @@ gs_where_t gs_policy_model(gs_call_t *c, const gs_traffic_t *t, double setup, do
     const gs_rule_t *r = &gs_rules[c->routine];
     if (!(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
         return GS_WHERE_GPU;
-    /* The CPU library's packing and memory traffic weigh in shapes with a small dimension (X @ W with W of
-     * 64 columns took 13.4 ms on the H200 machine where its flops alone say 8.3). */
-    double mem = r->cpu_gbps > 0 ? t->touched / (r->cpu_gbps * 1e9) : 0;
-    double cpu = r->cpu_us * 1e-6 + c->flops / gs_cpu_rate(c, r) + mem;
+    double cpu = gs_cpu_s(c, r, t->touched);
     /* Copies and computation overlap in GEMM's tiles (cuda_gemm.c), so the slower of the two counts; a routine
      * whose operands are copied whole before it computes (serial) adds them up. */
     double invest, copy = gs_copy_s(r, t, &invest);
@@ -343,7 +349,7 @@ bool gs_policy_gpu_wins(gs_call_t *c, double bytes, bool gpu_capable)
     const gs_rule_t *r = &gs_rules[c->routine];
     if (gs.opt.offload == GS_OFFLOAD_ALWAYS || !(r->cpu_gflops > 0 && r->gpu_gflops > 0 && r->link_gbps > 0))
         return true;
-    double cpu = r->cpu_us * 1e-6 + c->flops / gs_cpu_rate(c, r);
+    double cpu = gs_cpu_s(c, r, 0);
     double gpu = r->latency_us * 1e-6 +
                  gs_copy_and_compute(r, bytes / (r->link_gbps * 1e9), c->flops / (r->gpu_gflops * 1e9));
     return gpu < cpu;

@@ -37,3 +37,11 @@ int gs_routine_find(const char *name)
             return r;
     return -1;
 }
+
+int gs_routine_of(int op, int prec)
+{
+    for (int r = 0; r < GS_NROUTINES; r++)
+        if (gs_routines[r].op == op && gs_routines[r].prec == prec)
+            return r;
+    return -1;
+}

@@ -42,14 +42,14 @@ static bool gs_fftw_defers(const gs_fftw_geom_t *g, unsigned flags, int lib)
     if (!gs.opt.fftw_defer || lib != 0 || g->why || flags & (FFTW_ESTIMATE | FFTW_WISDOM_ONLY) ||
         atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_FAILED)
         return false;
+    int r = gs_routine_of(GS_OP_fftexec, g->prec); /* the routine of the plan's executes (fftw_execute's) */
+    if (r < 0)
+        return false;
     int64_t in = g->span[0], out = g->span[1], rs = (int64_t)gs_prec_size(g->prec) / 2;
     double bytes = (double)((g->inplace ? 2 * (in > out ? in : out) : in + out) * rs);
-    for (int r = 0; r < GS_NROUTINES; r++) /* the routine of the plan's executes (fftw_execute's) */
-        if (gs_routines[r].op == GS_OP_fftexec && gs_routines[r].prec == g->prec) {
-            gs_call_t c = {.routine = r, .flops = g->flops, .threads = (uint8_t)(g->threads < 255 ? g->threads : 255)};
-            return gs_policy_gpu_wins(&c, bytes, gs_backend->op[GS_OP_fftexec] != NULL);
-        }
-    return false;
+    gs_call_t c = {.routine = (uint16_t)r, .flops = g->flops};
+    c.threads = (uint8_t)(g->threads < 255 ? g->threads : 255);
+    return gs_policy_gpu_wins(&c, bytes, gs_backend->op[GS_OP_fftexec] != NULL);
 }
 
 /* Around the real planner: the thread counts as inside FFTW, so that a planner FFTW calls through its own

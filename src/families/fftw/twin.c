@@ -150,9 +150,9 @@ static bool gs_twin_get(gs_twin_t *t, const void *plan)
     if (!atomic_load(&t->made) && atomic_load(&gs_fftw_twin_of[s]) == plan) {
         int made = 0;
         bool known = gs_fftw_peek(plan, &g);
+        unsigned fl = (g.flags & ~(unsigned)(FFTW_PATIENT | FFTW_EXHAUSTIVE)) | FFTW_ESTIMATE;
         for (int k = 0; k < GS_TWIN_KINDS && known; k++) {
             int n = gs_twin_threads[k];
-            unsigned fl = (g.flags & ~(unsigned)(FFTW_PATIENT | FFTW_EXHAUSTIVE)) | FFTW_ESTIMATE;
             void *tw = n < t->threads && !(n == 1 && t->large) ? gs_twin_make(&g, n, fl) : NULL;
             atomic_store(&t->twin[k], tw);
             made += tw != NULL;
@@ -234,22 +234,25 @@ void gs_fftw_twin_drop(const void *plan, int prec, bool all)
 }
 
 /* g's measured plan, made with the flags asked on the arrays of p, the execute that needs it: what FFTW's trial
- * executes write there is put back.  NULL when FFTW makes none or the copy of the arrays finds no memory. */
+ * executes write in the regions that execute reads and writes (its operands) is put back.  NULL when FFTW makes
+ * none or the copy of the regions finds no memory. */
 static const void *gs_fftw_measure(gs_call_t *c, gs_fftw_geom_t *g, const gs_fftw_t *p)
 {
-    size_t rs = gs_prec_size(g->prec) / 2, nin = (size_t)g->span[0] * rs, nout = (size_t)g->span[1] * rs;
-    if (g->inplace)
-        nin = nin > nout ? nin : nout, nout = 0;
-    char *kept = malloc(nin + nout);
+    gs_operands_t o = {0};
+    gs_fftw_family.operands(p, &o);
+    size_t all = 0;
+    for (int i = 0; i < o.n; i++)
+        all += (size_t)o.o[i].rows * o.es;
+    char *kept = malloc(all);
     if (!kept)
         return NULL;
-    memcpy(kept, p->in, nin);
-    memcpy(kept + nin, p->out, nout);
+    for (size_t i = 0, at = 0; i < (size_t)o.n; at += (size_t)o.o[i++].rows * o.es)
+        memcpy(kept + at, o.o[i].host, (size_t)o.o[i].rows * o.es);
     g->in = p->in, g->out = p->out;
     uint64_t t0 = gs_now_ns();
     void *m = gs_twin_make(g, g->threads, g->flags);
-    memcpy((void *)p->in, kept, nin);
-    memcpy(p->out, kept + nin, nout);
+    for (size_t i = 0, at = 0; i < (size_t)o.n; at += (size_t)o.o[i++].rows * o.es)
+        memcpy((void *)o.o[i].host, kept + at, (size_t)o.o[i].rows * o.es);
     free(kept);
     if (!m)
         return NULL;

@@ -216,15 +216,6 @@ static const struct {
     {"qr_raw", GS_OP_geqrf, 3, 0, 0},
 };
 
-/* The routine of operation op in precision prec. */
-static int gs_arr_routine(int op, int prec)
-{
-    for (int r = 0; r < GS_NROUTINES; r++)
-        if (gs_routines[r].op == op && gs_routines[r].prec == prec)
-            return r;
-    return -1;
-}
-
 /* lstsq (gelsd): A m x n and B m x k as NumPy's, X max(m, n) x k: X as xGELSD leaves B, the least-squares
  * solution of A X = B in its first n rows and, when m > n, the residual in the others, the singular values at or
  * below rcond (R's one element) times the largest dropped; the singular values into W (min(m, n) reals)
@@ -255,7 +246,7 @@ static bool gs_arr_rank(gs_lapack_t *p, const gpushim_array_t *x)
  * form this does not take. */
 static bool gs_arr_fill(gs_lapack_t *p, int *entry, int i, const char *uplo, int narrays, const gpushim_array_t *x)
 {
-    int prec = gs_arr_prec(x[0].dtype), r = prec < 0 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec);
+    int prec = gs_arr_prec(x[0].dtype), r = prec < 0 ? -1 : gs_routine_of(gs_arr_ops[i].op, prec);
     int piv = gs_arr_ops[i].piv, nmat = 0, op = gs_arr_ops[i].op;
     char u = uplo ? uplo[0] : 0;
     gs_mat_t m[5]; /* (lstsq's five) */
@@ -445,7 +436,7 @@ GS_EXPORT int64_t gpushim_linalg_min_order(const char *op, char dtype, int64_t n
 {
     gs_init();
     int i = gs_arr_op(op), prec = gs_arr_prec(dtype);
-    gs_arr_kind_t w = {i, i < 0 || prec < 0 || nrhs < 1 ? -1 : gs_arr_routine(gs_arr_ops[i].op, prec), nrhs};
+    gs_arr_kind_t w = {i, i < 0 || prec < 0 || nrhs < 1 ? -1 : gs_routine_of(gs_arr_ops[i].op, prec), nrhs};
     return w.r < 0 ? INT64_MAX : gs_dispatch_least(1, gs_arr_wanted, &w);
 }
 
