@@ -218,6 +218,10 @@ prog fft_fresh near $T/fft_fresh 2
 prog fft_twin near $T/fft_twin 2 8
 prog fft_split bin GS_STANDIN_DEVICES=2 GPUSHIM_DEVICES=0,1 $T/fft_split @
 prog fft_fortran self $T/fft_fortran
+# FFTW_MEASURE plans deferred (planners.c), and measured at an execute on the CPU when every cuFFT execute fails:
+# the measuring's copy of the execute's arrays, and its putting back.
+prog fft_defer near $T/fft_defer 64 4
+prog fft_defer_cpu near GS_STANDIN_FAIL=cufftExecD2Z,cufftExecZ2D $T/fft_defer 64 4
 
 # ---- NumPy, SciPy and scikit-learn ------------------------------------------------------------------------------
 leaks=0

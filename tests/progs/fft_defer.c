@@ -1,9 +1,9 @@
 /* FFTW_MEASURE plans that gpushim may make with FFTW_ESTIMATE and measure only if the CPU runs them
  * (GPUSHIM_FFTW_DEFER; families/fftw/planners.c): an in-place r2c of N^3 and its c2r, the array filled before
- * planning.  Prints whether the planners left it as it was, then for each of STEPS steps (r2c, a multiply, c2r)
- * the field's sum of squares, which tests/t_fftw.sh compares with a run without the shim.  Each third step runs
- * through the new-array executes on a second array, so that the plans serve arrays other than their own.  The
- * planners' seconds go to standard error.  usage: fft_defer [N [STEPS]] */
+ * planning.  Prints for each of STEPS steps (r2c, a multiply, c2r) the field's sum of squares, which
+ * tests/t_fftw.sh compares with a run without the shim; each third step runs through the new-array executes on
+ * a second array, so that the plans serve arrays other than their own.  Whether the planners left the array as
+ * it was, and their seconds, go to standard error.  usage: fft_defer [N [STEPS]] */
 #include <fftw3.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,8 +30,7 @@ int main(int argc, char **argv)
     double t0 = gs_seconds();
     fftw_plan fwd = fftw_plan_dft_r2c_3d(n, n, n, u, (fftw_complex *)u, FFTW_MEASURE);
     fftw_plan bwd = fftw_plan_dft_c2r_3d(n, n, n, (fftw_complex *)u, u, FFTW_MEASURE);
-    fprintf(stderr, "planned in %.3f s\n", gs_seconds() - t0);
-    printf("intact %d\n", memcmp(u, first, cells * sizeof *u) == 0);
+    fprintf(stderr, "intact %d\nplanned in %.3f s\n", memcmp(u, first, cells * sizeof *u) == 0, gs_seconds() - t0);
     memcpy(u, first, cells * sizeof *u); /* as FFTW's manual asks: the data set after planning */
     for (int t = 0; t < steps; t++) {
         double *a = t % 3 == 2 ? v : u;
