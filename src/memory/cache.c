@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "memory/cache.h"
+#include "memory/edge.h"
 #include "memory/origin.h"
 #include "memory/span.h"
 #include "memory/wp.h"
 
-#define GS_CACHE_SLOTS 256 /* at most GS_SPAN_MAX, checked in gs_cache_bounds */
+#define GS_CACHE_SLOTS 256 /* at most GS_SPAN_MAX and GS_EDGE_SLOTS, checked in gs_cache_bounds */
 /* An entry whose device copy was of no use at this many uses in a row (an input the program had changed, an
  * output written again before any call read it) is dropped, and its matrix is not tracked for the next
  * GS_CACHE_REST uses: tracking (protecting and checking its pages) costs on every use, about as much as copying
@@ -35,7 +36,7 @@ typedef enum {
 typedef struct {
     gs_hreg_t key;
     int dev;          /* the device slot of dev; unused in SEEN entries, which are about the host matrix */
-    uintptr_t lo, hi; /* the pages behind the region */
+    uintptr_t lo, hi; /* the pages behind the region that are write-protected; the edges around (edge.h) */
     char *mem;        /* the device copy */
     size_t bytes;     /* of mem */
     gs_cstate_t state;
@@ -85,7 +86,7 @@ static bool gs_cache_range(int i, uintptr_t *lo, uintptr_t *hi)
 /* With the lock held, after entries were added or dropped. */
 static void gs_cache_bounds(void)
 {
-    _Static_assert(GS_CACHE_SLOTS <= GS_SPAN_MAX, "the span holds every slot's range");
+    _Static_assert(GS_CACHE_SLOTS <= GS_SPAN_MAX && GS_CACHE_SLOTS <= GS_EDGE_SLOTS, "a range and edges a slot");
     gs_span_update(&gs_c.span, GS_CACHE_SLOTS, gs_cache_range);
 }
 
@@ -117,18 +118,16 @@ bool gs_cache_below(uintptr_t lo)
     return gs_span_below(&gs_c.span, lo);
 }
 
-/* Memory given back by free, munmap, ... : an entry is dropped when the freed bytes overlap its matrix's bytes
- * (a neighbour freed on a shared page leaves the matrix as it was; writes there show in the page tables). */
+/* Memory given back by free, munmap, ...: an entry is dropped when the freed bytes overlap its matrix's bytes. */
 void gs_cache_forget(uintptr_t lo, uintptr_t hi)
 {
     if (gs_span_misses(&gs_c.span, lo, hi))
         return;
     pthread_mutex_lock(&gs_c.lock);
     for (int i = 0; i < GS_CACHE_SLOTS; i++) {
-        gs_centry_t *e = &gs_c.e[i];
-        uintptr_t a = (uintptr_t)e->key.host, b = a + gs_hreg_extent(&e->key);
-        if (e->state != GS_CE_FREE && a < hi && lo < b)
-            gs_cache_drop(e);
+        uintptr_t a, b;
+        if (gs_cache_range(i, &a, &b) && a < hi && lo < b)
+            gs_cache_drop(&gs_c.e[i]);
     }
     pthread_mutex_unlock(&gs_c.lock);
 }
@@ -252,9 +251,8 @@ gs_cexpect_t gs_cache_expect(const gs_hreg_t *h, bool fresh)
         x = (gs_cexpect_t){.resident = e->state == GS_CE_VALID || e->state == GS_CE_BUSY, .seen = e->seen,
                            .again = fresh ? e->state == GS_CE_VALID : !(e->state == GS_CE_SEEN && e->rest)};
     if (!e && !fresh && (e = gs_cache_slot())) {
-        uintptr_t lo = (uintptr_t)h->host;
-        *e = (gs_centry_t){.key = *h, .lo = gs_page_down(lo), .hi = gs_page_up(lo + gs_hreg_extent(h)),
-                           .state = GS_CE_SEEN};
+        *e = (gs_centry_t){.key = *h, .state = GS_CE_SEEN};
+        gs_edge_pages(h, &e->lo, &e->hi);
         gs_cache_bounds();
     }
     if (e)
@@ -357,13 +355,14 @@ static gs_centry_t *gs_cache_retire(gs_centry_t *e, gs_cbind_t *b)
 }
 
 /* The entry for operand h in this call on device dev, found or made (fresh), bound into b; NULL when none.  A
- * found entry is a hit when the call reads it and none of its pages changed since it was protected.  again: an
- * earlier call used h too. */
+ * found entry is a hit when the call reads it and neither its protected pages nor its edges (edge.h) changed
+ * since it was protected.  again: an earlier call used h too. */
 static gs_centry_t *gs_cache_take(int dev, const gs_hreg_t *h, bool in, bool out, bool again, gs_cbind_t *b,
                                   bool *fresh)
 {
     gs_cache_limit(dev);
-    uintptr_t lo = gs_page_down((uintptr_t)h->host), hi = gs_page_up((uintptr_t)h->host + gs_hreg_extent(h));
+    uintptr_t lo, hi;
+    gs_edge_pages(h, &lo, &hi);
     size_t bytes = h->width * h->cols;
     pthread_mutex_lock(&gs_c.lock);
     gs_centry_t *e = gs_cache_find(dev, h);
@@ -382,7 +381,8 @@ static gs_centry_t *gs_cache_take(int dev, const gs_hreg_t *h, bool in, bool out
     }
     pthread_mutex_unlock(&gs_c.lock);
     if (was == GS_CE_BUSY || was == GS_CE_VALID) {
-        b->hit = was == GS_CE_VALID && in && gs_wp_clean(lo, hi, !e->verified);
+        b->hit = was == GS_CE_VALID && in && gs_wp_clean(lo, hi, !e->verified) &&
+                 gs_edge_check(b->slot, h, lo, hi, false);
         e->verified |= b->hit;
         e->stale = b->hit ? 0 : e->stale + (was == GS_CE_VALID);
         if (e->origin && was == GS_CE_VALID && in) /* an output's next read (origin.h) */
@@ -476,8 +476,10 @@ void gs_cache_end(gs_call_t *c, gs_cbind_t *b, int n, bool ok)
         bool keep = (ok && !b[i].unused) || (!out && b[i].hit);
         int rc = GS_OK;
         pthread_mutex_lock(&gs_c.lock);
-        if (keep && !e->doomed && !(b[i].hit && !out)) /* hits that are only read stay protected */
+        if (keep && !e->doomed && !(b[i].hit && !out)) { /* hits that are only read stay protected */
             rc = gs_wp_protect(e->lo, e->hi, gs_cache_written, NULL);
+            gs_edge_check(b[i].slot, &e->key, e->lo, e->hi, true);
+        }
         e->state = keep && !e->doomed && rc == GS_OK ? GS_CE_VALID : GS_CE_DEAD;
         e->doomed = false;
         pthread_mutex_unlock(&gs_c.lock);

@@ -191,7 +191,7 @@ if want cache; then
     hits=$($PY -c 'import json, sys
 print("".join(str(r["cache_hits"]) for r in map(json.loads, open(sys.argv[1])) if r.get("where") == "gpu"))' $OUT/hz.log)
     if $T/blas_cmp $OUT/hz.ref $OUT/hz.gpu && $T/blas_cmp $OUT/hz.ref.child $OUT/hz.gpu.child &&
-        [ "$hits" = 00110101000011010110000000 ] && [ ! -s $OUT/hz.err ]; then
+        [ "$hits" = 001101010000110101100011010000000 ] && [ ! -s $OUT/hz.err ]; then
         ok "cache hazards: results equal, hits exactly where operands were unchanged"
     else
         bad "cache hazards (hits $hits)"

@@ -5,7 +5,8 @@
  *   writes from C code, from another thread, by the kernel (read, pread, readv, recv), after fork in the
  *   parent and the child, with a SIGSEGV handler installed before and after the cache is in use, and into
  *   memory shared with another process (a MAP_SHARED file and POSIX shared memory), written by that process;
- *   the output of one product used as the input of the next (C = A B, then D = C E).
+ *   the output of one product used as the input of the next (C = A B, then D = C E); writes beside a matrix on
+ *   the pages it shares with other memory, and to its own bytes there.
  * usage: hazards FILE (the forked child writes FILE.child) */
 #include <fcntl.h>
 #include <pthread.h>
@@ -206,6 +207,26 @@ int main(int argc, char **argv)
     c[5] = 3;
     dgemm_("N", "N", &m, &n, &n, &one, c, &m, e, &n, &zero, d, &m, 1, 1);
     result_write(out, "chain: D = C E after C was written", 1, d, M * N);
+
+    /* A matrix sharing its first and last page with other memory, as arrays on the heap do: writes beside it
+     * leave it on the device; writes to its own bytes on those pages do not. */
+    size_t pad = 100;
+    char *room = mmap(NULL, ABYTES + 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (room == MAP_FAILED)
+        die("hazards: mmap");
+    double *s = (double *)(room + pad);
+    fill(s, M * K, 6);
+    for (int i = 0; i < 3; i++)
+        product("edges: used again", s);
+    memset(room, 1, pad);
+    memset(room + pad + ABYTES, 2, 64);
+    product("edges: written beside it", s);
+    s[0] = 5;
+    product("edges: its first element written", s);
+    product("edges: used again after", s);
+    s[M * K - 1] = 5;
+    product("edges: its last element written", s);
+    munmap(room, ABYTES + 2 * 4096);
 
     /* Memory another process writes. */
     char fpath[] = "/tmp/gpushim-shared-XXXXXX";

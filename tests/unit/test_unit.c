@@ -18,6 +18,7 @@
 #include "core/gs.h"
 #include "log/record.h"
 #include "log/site.h"
+#include "memory/edge.h"
 #include "memory/wp.h"
 #include "unit.h"
 
@@ -596,6 +597,33 @@ START_TEST(test_wp_protect)
 }
 END_TEST
 
+/* A region 100 bytes into a page, ending 200 bytes into another: the pages it fills are tracked, and its bytes
+ * on the two others compared; a region of a few pages is tracked whole. */
+START_TEST(test_edges)
+{
+    size_t bytes = (size_t)2 << 20;
+    char *m = mmap(NULL, bytes + 2 * gs_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(m, MAP_FAILED);
+    gs_hreg_t h = {.host = m + 100, .width = bytes + 100, .ld = bytes + 100, .cols = 1};
+    uintptr_t lo, hi, a = (uintptr_t)m;
+    gs_edge_pages(&h, &lo, &hi);
+    ck_assert(lo == a + gs_page && hi == a + bytes);
+    ck_assert(gs_edge_check(3, &h, lo, hi, true));
+    m[0] = 1, m[99] = 1, m[bytes + 200] = 1; /* beside it */
+    ck_assert(gs_edge_check(3, &h, lo, hi, false));
+    m[100] = 2;
+    ck_assert(!gs_edge_check(3, &h, lo, hi, false));
+    m[100] = 0, m[bytes + 199] = 2; /* its last byte */
+    ck_assert(!gs_edge_check(3, &h, lo, hi, false));
+    m[bytes + 199] = 0;
+    ck_assert(gs_edge_check(3, &h, lo, hi, false));
+    h.width = gs_page;
+    gs_edge_pages(&h, &lo, &hi);
+    ck_assert(lo == a && hi == a + 2 * gs_page);
+    munmap(m, bytes + 2 * gs_page);
+}
+END_TEST
+
 /* ---- fftw --------------------------------------------------------------------------------------------- */
 
 /* Strides from the advanced interface, as FFTW's rdft2_pad and mktensor_rowmajor make them. */
@@ -880,7 +908,7 @@ static Suite *suite(void)
         {"blas", {test_gemm_row_major, test_gemm_validity, test_symm_trmm_row_major, test_rank_k_row_major,
                   test_cblas_letters, test_scalar_zero}},
         {"log", {test_json_escape, test_sites}},
-        {"wp", {test_wp_protect}},
+        {"wp", {test_wp_protect, test_edges}},
         {"fftw", {test_fftw_geometry, test_fftw_twin_slots, test_fftw_layout, test_fftw_registry, test_real_caller}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
