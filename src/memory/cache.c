@@ -86,7 +86,7 @@ static bool gs_cache_range(int i, uintptr_t *lo, uintptr_t *hi)
 /* With the lock held, after entries were added or dropped. */
 static void gs_cache_bounds(void)
 {
-    _Static_assert(GS_CACHE_SLOTS <= GS_SPAN_MAX && GS_CACHE_SLOTS <= GS_EDGE_SLOTS, "a range and edges a slot");
+    _Static_assert(GS_CACHE_SLOTS <= GS_SPAN_MAX && GS_CACHE_SLOTS <= GS_EDGE_SLOTS, "room for every slot");
     gs_span_update(&gs_c.span, GS_CACHE_SLOTS, gs_cache_range);
 }
 
