@@ -233,6 +233,22 @@ void gs_fftw_twin_drop(const void *plan, int prec, bool all)
     }
 }
 
+/* The bytes of o's operands (one column each, as the family gives them), one after another; copied into kept,
+ * or with back from kept into them, when kept is not NULL. */
+static size_t gs_fftw_keep(const gs_operands_t *o, char *kept, bool back)
+{
+    size_t at = 0;
+    for (int i = 0; i < o->n; i++) {
+        size_t n = (size_t)o->o[i].rows * o->es;
+        if (kept && back)
+            memcpy((void *)o->o[i].host, kept + at, n);
+        else if (kept)
+            memcpy(kept + at, o->o[i].host, n);
+        at += n;
+    }
+    return at;
+}
+
 /* g's measured plan, made with the flags asked on the arrays of p, the execute that needs it: what FFTW's trial
  * executes write in the regions that execute reads and writes (its operands) is put back.  NULL when FFTW makes
  * none or the copy of the regions finds no memory. */
@@ -240,19 +256,14 @@ static const void *gs_fftw_measure(gs_call_t *c, gs_fftw_geom_t *g, const gs_fft
 {
     gs_operands_t o = {0};
     gs_fftw_family.operands(p, &o);
-    size_t all = 0;
-    for (int i = 0; i < o.n; i++)
-        all += (size_t)o.o[i].rows * o.es;
-    char *kept = malloc(all);
+    char *kept = malloc(gs_fftw_keep(&o, NULL, false));
     if (!kept)
         return NULL;
-    for (size_t i = 0, at = 0; i < (size_t)o.n; at += (size_t)o.o[i++].rows * o.es)
-        memcpy(kept + at, o.o[i].host, (size_t)o.o[i].rows * o.es);
+    gs_fftw_keep(&o, kept, false);
     g->in = p->in, g->out = p->out;
     uint64_t t0 = gs_now_ns();
     void *m = gs_twin_make(g, g->threads, g->flags);
-    for (size_t i = 0, at = 0; i < (size_t)o.n; at += (size_t)o.o[i++].rows * o.es)
-        memcpy((void *)o.o[i].host, kept + at, (size_t)o.o[i].rows * o.es);
+    gs_fftw_keep(&o, kept, true);
     free(kept);
     if (!m)
         return NULL;
