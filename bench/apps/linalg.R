@@ -1,7 +1,9 @@
 # R: a linear model by QR, a Cholesky solve of the normal equations and the singular values of the design, as an
 # R user writes them.  Writes "NAME VALUE..." lines.  usage: Rscript linalg.R SIZE OUT
 args <- commandArgs(trailingOnly = TRUE)
-n <- c(small = 100, medium = 1000, large = 5000)[[args[1]]]
+# (lm.fit is LINPACK's dqrdc2, one thread of level-1 BLAS that no library can move: at large = 5000 it alone
+# took about 100 s a run, so large is 2500)
+n <- c(small = 100, medium = 1000, large = 2500)[[args[1]]]
 set.seed(41)
 X <- matrix(rnorm(4 * n * n), 4 * n, n) / sqrt(n)
 y <- X %*% rep(1, n) + 0.01 * rnorm(4 * n)
