@@ -477,7 +477,8 @@ coverage: deps
 gpu-pack: tests $(B)/bench/copy $(B)/bench/soak
 	tests/gpu/pack.sh
 
-# Debian's R and GNU Octave for tests/gpu/run.sh's group apps (build/gpu/r.tar.xz, build/gpu/octave.tar.xz).
+# Debian's R and GNU Octave for tests/gpu/run.sh's group apps and the corpus (bench/apps/packs.sh puts them on
+# PATH): build/gpu/r.tar.xz, build/gpu/octave.tar.xz.
 gpu-pack-apps:
 	tests/gpu/pack_apps.sh
 

@@ -25,6 +25,8 @@ usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only
             with its comparison), several files made one table (a corpus measured a few programs at a time)
 Each program takes SIZE and OUT, its last two arguments, and writes its results to OUT: a NumPy .npz, or
 text lines "NAME VALUE..." (C, Octave, R).  A program whose prerequisite is missing is reported, not skipped.
+On a machine without R or Octave (the lent GPU machines), `. bench/apps/packs.sh` first puts the packs of
+`make gpu-pack-apps` on PATH.
 """
 import argparse
 import json

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Packs Debian's R and GNU Octave, as installed here by tests/deps.sh, for the GPU machine, which has neither:
 # build/gpu/r.tar.xz and build/gpu/octave.tar.xz (make gpu-pack-apps), each a relocatable tree that
-# tests/gpu/run.sh's group apps unpacks into /tmp and runs there (R through R_HOME, Octave through
-# OCTAVE_HOME).  Each holds the libraries its program loads at start, OpenBLAS among them, but the C
-# library's own and the C++ and GCC runtimes (the GPU machine's are newer).  Each is a call's whole load with
-# build/libgpushim.so: together they pass the size a device call may carry.
+# bench/apps/packs.sh unpacks into /tmp and puts on PATH, for tests/gpu/run.sh's group apps and the corpus (R
+# through R_HOME, Octave through OCTAVE_HOME).  Each holds the libraries its program loads at start, OpenBLAS
+# among them, but the C library's own and the C++ and GCC runtimes (the GPU machine's are newer).  Each is a
+# call's whole load with build/libgpushim.so: together they pass the size a device call may carry.
 set -eu
 cd "$(dirname "$0")/../.."
 command -v Rscript >/dev/null && command -v octave-cli >/dev/null ||

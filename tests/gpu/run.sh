@@ -622,21 +622,14 @@ $(count $OUT/$name.$mode.log -- where=gpu) calls on the GPU"
         done
         [ -z "$missing" ] && ok "$name, always: $* on the GPU" || bad "$name, always: not on the GPU:$missing"
     }
-    if [ -f build/gpu/r.tar.xz ]; then
-        mkdir -p $A/r && tar xJf build/gpu/r.tar.xz -C $A/r
-        APP_RUN="env R_HOME=$A/r R_SHARE_DIR=$A/r/share R_INCLUDE_DIR=$A/r/include R_DOC_DIR=$A/r/doc
-            LD_LIBRARY_PATH=$A/r/deps:$A/r/lib:$LD_LIBRARY_PATH $A/r/bin/exec/R --vanilla --no-echo
-            --file=tests/r/linalg.R --args"
+    APPS_PACKS=$A . bench/apps/packs.sh  # Rscript and octave-cli on PATH for each pack carried
+    if [ -x $A/bin/Rscript ]; then
+        APP_RUN="Rscript tests/r/linalg.R"
         app r 9 R dsyevr dgesv dpotrf dgesdd
     fi
-    if [ -f build/gpu/octave.tar.xz ]; then
-        mkdir -p $A/octave && tar xJf build/gpu/octave.tar.xz -C $A/octave
-        ov=$(ls $A/octave/lib/x86_64-linux-gnu/octave | head -n 1)
+    if [ -x $A/bin/octave-cli ]; then
         octave_run() {
-            env OCTAVE_HOME=$A/octave \
-                LD_LIBRARY_PATH=$A/octave/deps:$A/octave/lib/x86_64-linux-gnu/octave/$ov:$LD_LIBRARY_PATH \
-                $A/octave/bin/octave-cli --no-gui --norc --no-history -q \
-                --eval "addpath('$(pwd)/tests/octave'); linalg_octave('$1'${2:+, '$2'})"
+            octave-cli -q --eval "addpath('$(pwd)/tests/octave'); linalg_octave('$1'${2:+, '$2'})"
         }
         APP_RUN=octave_run
         app octave 8 Octave dsyev dgetrf dgetri dpotrf dgesvd
