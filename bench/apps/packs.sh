@@ -2,8 +2,8 @@
 # `. bench/apps/packs.sh`, it unpacks the packs that `make gpu-pack-apps` made (build/gpu/r.tar.xz,
 # build/gpu/octave.tar.xz; each has the OpenBLAS it loads, so both sides of a run use the same CPU library) into
 # $APPS_PACKS (default /tmp/gpushim-apps) and puts Rscript and octave-cli on PATH: wrappers that run the packed
-# programs with the variables they need.  A pack that is not there is left out.  tests/gpu/run.sh's group apps
-# uses it too.
+# programs with the variables they need, the pack's libraries ahead of the caller's LD_LIBRARY_PATH.  A pack that
+# is not there is left out.  tests/gpu/run.sh's group apps uses it too.
 APPS_PACKS=${APPS_PACKS:-/tmp/gpushim-apps}
 mkdir -p "$APPS_PACKS/bin"
 if [ -f build/gpu/r.tar.xz ]; then
@@ -13,7 +13,8 @@ if [ -f build/gpu/r.tar.xz ]; then
 p=$APPS_PACKS/r f=\$1
 shift
 exec env R_HOME=\$p R_SHARE_DIR=\$p/share R_INCLUDE_DIR=\$p/include R_DOC_DIR=\$p/doc \\
-    LD_LIBRARY_PATH=\$p/deps:\$p/lib \$p/bin/exec/R --vanilla --no-echo --file="\$f" --args "\$@"
+    LD_LIBRARY_PATH=\$p/deps:\$p/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} \\
+    \$p/bin/exec/R --vanilla --no-echo --file="\$f" --args "\$@"
 W
     chmod +x "$APPS_PACKS/bin/Rscript"
 fi
@@ -23,7 +24,8 @@ if [ -f build/gpu/octave.tar.xz ]; then
 #!/bin/sh
 p=$APPS_PACKS/octave
 v=\$(ls \$p/lib/x86_64-linux-gnu/octave | head -n 1)
-exec env OCTAVE_HOME=\$p LD_LIBRARY_PATH=\$p/deps:\$p/lib/x86_64-linux-gnu/octave/\$v \\
+exec env OCTAVE_HOME=\$p \\
+    LD_LIBRARY_PATH=\$p/deps:\$p/lib/x86_64-linux-gnu/octave/\$v\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} \\
     \$p/bin/octave-cli --no-gui --norc --no-history "\$@"
 W
     chmod +x "$APPS_PACKS/bin/octave-cli"
