@@ -20,12 +20,12 @@ W
 fi
 if [ -f build/gpu/octave.tar.xz ]; then
     mkdir -p "$APPS_PACKS/octave" && tar xJf build/gpu/octave.tar.xz -C "$APPS_PACKS/octave"
+    apps_ol=$APPS_PACKS/octave/lib/x86_64-linux-gnu/octave  # its one folder, the version's, found once here
+    apps_ol=$apps_ol/$(ls "$apps_ol" | head -n 1)
     cat > "$APPS_PACKS/bin/octave-cli" <<W
 #!/bin/sh
 p=$APPS_PACKS/octave
-v=\$(ls \$p/lib/x86_64-linux-gnu/octave | head -n 1)
-exec env OCTAVE_HOME=\$p \\
-    LD_LIBRARY_PATH=\$p/deps:\$p/lib/x86_64-linux-gnu/octave/\$v\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} \\
+exec env OCTAVE_HOME=\$p LD_LIBRARY_PATH=\$p/deps:$apps_ol\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} \\
     \$p/bin/octave-cli --no-gui --norc --no-history "\$@"
 W
     chmod +x "$APPS_PACKS/bin/octave-cli"
