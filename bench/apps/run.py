@@ -22,7 +22,8 @@ usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only
   --timeout a run's limit in s (default 3600): a program past it is stopped, reported, and not run again
   --check   exit status 1 unless every program ran and agreed (results only; the times mean nothing there)
   --from    runs nothing: the table and plot of the records earlier runs wrote (RESULTS/apps-SIZE.jsonl, each run
-            with its comparison), several files made one table (a corpus measured a few programs at a time)
+            with its comparison), several files made one table (a corpus measured a few programs at a time),
+            whose head gives the rounds the records had
 Each program takes SIZE and OUT, its last two arguments, and writes its results to OUT: a NumPy .npz, or
 text lines "NAME VALUE..." (C, Octave, R).  A program whose prerequisite is missing is reported, not skipped.
 On a machine without R or Octave (the lent GPU machines), `. bench/apps/packs.sh` first puts the packs of
@@ -212,7 +213,8 @@ def row_of(prog, runs, sides, planned):
         for k, d in r.get("differ", {}).items():
             bad[k] = max(bad.get(k, 0), d)
     row = {"program": prog[0], "what": prog[1], "failed": planned - len(ok), "differ": bad, "runs": planned,
-           "unchecked": sum("differ" not in r for r in ok)}
+           "unchecked": sum("differ" not in r for r in ok),
+           "rounds": len({r["round"] for r in runs if isinstance(r["round"], int)})}
     for side in sides:
         t = [r["seconds"] for r in ok if r["side"] == side]
         row[side] = (statistics.median(t), min(t), max(t)) if t else None
@@ -232,8 +234,11 @@ def rows_from(paths, parts):
 
 
 def table(rows, args):
-    """The Markdown table"""
-    head = (f"Size {args.size}, {args.rounds} rounds alternating, whole-process wall time in s: median "
+    """The Markdown table; its head gives the rounds the rows' runs had (records of several runs joined with --from
+    may have had different --rounds)"""
+    n = sorted({r["rounds"] for r in rows if r.get("rounds")}) or [args.rounds]
+    rounds = f"{n[0]}" + (f" to {n[-1]}" if len(n) > 1 else "") + (" round" if n[-1] == 1 else " rounds")
+    head = (f"Size {args.size}, {rounds} alternating, whole-process wall time in s: median "
             f"(least-most), without the offload log; the calls and the log's seconds from one more run with it; "
             f"gpushim: {args.lib}" + (" under python -m gpushim (the layer)" if args.layer else "") +
             "".join(f" {k}={v}" for k, v in args.env.items()) + "\n\n"
