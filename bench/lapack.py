@@ -7,9 +7,9 @@ usage: python lapack.py numpy|cupy [--layer] [CASE...]   (default: every case); 
   (libgpushim.so preloaded), so that the functions gpushim's Python layer wraps go through it
   sizes: SIZES (default "1024 2048 4096 8192 16384"); BIG (default 8192): the largest n for the eigensolvers,
   the SVD, lstsq and schur, whose CPU times grow past minutes at 16384
-  cases: solve (64 right-hand sides), solve_f (the same with A in Fortran order), inv, cholesky, eigh, svd,
-  svdvals (numpy.linalg.svd without vectors), qr, det, lstsq (64 right-hand sides), slstsq (scipy.linalg.lstsq,
-  the same), eig,
+  cases: solve (64 right-hand sides), solve_f (the same with A in Fortran order), inv, cholesky, eigh, eigvalsh,
+  svd, svdvals (numpy.linalg.svd without vectors), qr, det, slogdet, lstsq (64 right-hand sides), slstsq
+  (scipy.linalg.lstsq, the same), sinv, ssvd, sqr (scipy.linalg's inv, svd and qr), eig,
   lu (scipy.linalg.lu_factor, then lu_solve with 64 right-hand sides, 10 times), cho (cho_factor, then
   cho_solve likewise), and ssolve and scholesky: scipy.linalg.solve and cholesky, which hand LAPACK a
   Fortran-ordered copy made in one pass, where numpy.linalg copies column by column with a strided BLAS copy;
@@ -30,11 +30,11 @@ backend = sys.argv[1]
 if "--layer" in sys.argv:
     sys.argv.remove("--layer")
     import gpushim  # noqa: F401  (the layer's wrappers)
-cases = sys.argv[2:] or ["solve", "solve_f", "inv", "cholesky", "eigh", "svd", "svdvals", "qr", "det", "lstsq",
-                         "slstsq", "eig", "lu", "cho", "ssolve", "scholesky", "seigh", "seigh_evd", "seigh_evx", "ssym",
-                         "schur"]
+cases = sys.argv[2:] or ["solve", "solve_f", "inv", "cholesky", "eigh", "eigvalsh", "svd", "svdvals", "qr", "det",
+                         "slogdet", "lstsq", "slstsq", "sinv", "ssvd", "sqr", "eig", "lu", "cho", "ssolve", "scholesky",
+                         "seigh", "seigh_evd", "seigh_evx", "ssym", "schur"]
 # Cases whose CPU time grows past minutes beyond BIG.
-slow = ("eigh", "svd", "svdvals", "eig", "lstsq", "slstsq", "seigh", "seigh_evd", "seigh_evx", "schur")
+slow = ("eigh", "eigvalsh", "svd", "svdvals", "ssvd", "eig", "lstsq", "slstsq", "seigh", "seigh_evd", "seigh_evx", "schur")
 sizes = [int(s) for s in os.environ.get("SIZES", "1024 2048 4096 8192 16384").split()]
 big = int(os.environ.get("BIG", "8192"))
 repeat = int(os.environ.get("REPEAT", "2"))
@@ -48,7 +48,7 @@ else:
 
 def data(case, n):
     a = rng.random((n, n)) - 0.5
-    if case in ("cholesky", "eigh", "cho", "scholesky", "seigh", "seigh_evd", "seigh_evx"):
+    if case in ("cholesky", "eigh", "eigvalsh", "cho", "scholesky", "seigh", "seigh_evd", "seigh_evx"):
         a = a @ a.T + n * np.eye(n)
     if case == "ssym":
         a = a + a.T
@@ -72,6 +72,12 @@ def run_numpy(case, a, b):
         return sla.schur(a)
     if case == "inv":
         return la.inv(a)
+    if case == "eigvalsh":
+        return la.eigvalsh(a)
+    if case == "slogdet":
+        return la.slogdet(a)
+    if case in ("sinv", "ssvd", "sqr"):
+        return getattr(sla, case[1:])(a)
     if case == "ssolve":
         return sla.solve(a, b)
     if case == "scholesky":
@@ -110,7 +116,9 @@ def run_cupy(case, a, b):
         "ssym": lambda: la.solve(da, db), "seigh": lambda: la.eigh(da), "seigh_evd": lambda: la.eigh(da),
         "seigh_evx": lambda: (lambda w, v: (w[: da.shape[0] // 10], v[:, : da.shape[0] // 10]))(*la.eigh(da)),
         "scholesky": lambda: la.cholesky(da), "inv": lambda: la.inv(da), "cholesky": lambda: la.cholesky(da),
-        "eigh": lambda: la.eigh(da), "svd": lambda: la.svd(da),
+        "eigh": lambda: la.eigh(da), "eigvalsh": lambda: la.eigvalsh(da), "svd": lambda: la.svd(da),
+        "ssvd": lambda: la.svd(da), "sinv": lambda: la.inv(da), "sqr": lambda: la.qr(da),
+        "slogdet": lambda: la.slogdet(da),
         "svdvals": lambda: la.svd(da, compute_uv=False), "qr": lambda: la.qr(da), "det": lambda: la.det(da),
         "lstsq": lambda: la.lstsq(da, db, rcond=None), "slstsq": lambda: la.lstsq(da, db, rcond=None),
         "eig": lambda: la.eig(da) if hasattr(la, "eig") else None,
