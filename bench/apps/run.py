@@ -60,7 +60,7 @@ PROGRAMS = [
      "module:statsmodels"),
     ("scipy_linalg", "scipy.linalg eigh, solve and svd of a tight-binding Hamiltonian",
      ["{py}", "{root}/bench/apps/sp_linalg.py"], 1e-8, "module:scipy"),
-    ("scipy_signal", "scipy.signal welch, fftconvolve and sosfiltfilt (pocketfft: nothing for gpushim)",
+    ("scipy_signal", "scipy.signal welch, fftconvolve and sosfiltfilt (pocketfft: only the layer reaches it)",
      ["{py}", "{root}/bench/apps/sp_signal.py"], 1e-10, "module:scipy"),
     ("scipy_optimize", "scipy.optimize.least_squares with a dense Jacobian",
      ["{py}", "{root}/bench/apps/sp_optimize.py"], 1e-6, "module:scipy"),

@@ -1,7 +1,7 @@
 """scipy.signal on long noisy signals: Welch's spectral estimate, a convolution by FFT and a zero-phase
-Butterworth filter, as an experimenter calls them.  Its FFTs are SciPy's own (pocketfft): nothing for gpushim
-to offload, so that the run measures what gpushim costs a program it cannot speed up.  usage: sp_signal.py SIZE
-OUT.npz"""
+Butterworth filter, as an experimenter calls them.  Its FFTs are SciPy's own (pocketfft), which no interposed symbol
+reaches: under LD_PRELOAD alone the run measures what gpushim costs a program it cannot speed up, and through the
+Python layer (bench/apps/run.py --layer) what scipy.fft's backend gains it.  usage: sp_signal.py SIZE OUT.npz"""
 import sys
 
 import numpy as np
