@@ -65,8 +65,7 @@ def _input(a, t):
     NumPy's cast or the library needs one (an integer input, a stride that is not positive).  A real a of the
     transform's precision stays as it is for a complex transform: the library casts it once the call goes to the
     GPU, so that a call kept on the CPU costs no copy."""
-    want = np.dtype(t)
-    x = a if a.dtype == want else a.astype(want)
+    x = a if a.dtype.char == t else a.astype(t)  # a's byte order is native (_type)
     return x.copy(order="K") if any(s <= 0 for s, d in zip(x.strides, x.shape) if d > 1) else x
 
 
@@ -96,8 +95,7 @@ def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1, hermitian=False)
     t = _type(a, cin, scipy)
     if t is None or math.prod(shape if cin and not cout else read) < _least(op, t):
         return None
-    ctype = np.result_type(t, 1j)
-    want = ctype if cout else np.dtype(ctype.char.lower())
+    want = np.dtype(t.upper() if cout else t.lower())
     if out is None:
         y = np.empty(shape, want) if scipy else np.empty_like(a, shape=shape, dtype=want)
     elif type(out) is np.ndarray and out.dtype == want and list(out.shape) == shape and out.flags.writeable:
@@ -186,6 +184,12 @@ def _sp_one(op, hermitian=False):
     return take
 
 
+def _listed(v):
+    """s or axes of scipy.fft as a list, one integer as a list of one; a tuple or a list without np.ndim, which
+    makes an array of it: a call the library keeps on the CPU pays the plan's every step on top of SciPy's own."""
+    return list(v) if type(v) in (tuple, list) else [v] if np.ndim(v) == 0 else list(v)
+
+
 def _sp_nd(op, default_axes, hermitian=False):
     """SciPy's n-dimensional transforms: s and axes as its _init_nd_shape_and_axes reads them (one integer for a
     list of one; s without axes for the last len(s) axes; -1 in s: the input's size; what is not an integer, None
@@ -193,11 +197,11 @@ def _sp_nd(op, default_axes, hermitian=False):
     def take(x, s=None, axes=default_axes, norm=None, overwrite_x=False, workers=None, *, plan=None):
         if _sp_other(x, op, overwrite_x, workers, plan):
             return None
-        s = None if s is None else [operator.index(v) for v in ([s] if np.ndim(s) == 0 else s)]
+        s = None if s is None else [operator.index(v) for v in _listed(s)]
         if s is not None and len(s) > x.ndim:
             return None
         axes = list(range(x.ndim)) if axes is None and s is None else \
-            list(range(x.ndim - len(s), x.ndim)) if axes is None else [axes] if np.ndim(axes) == 0 else list(axes)
+            list(range(x.ndim - len(s), x.ndim)) if axes is None else _listed(axes)
         s = [None] * len(axes) if s is None else s
         if len(s) != len(axes):
             return None
