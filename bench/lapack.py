@@ -34,7 +34,8 @@ cases = sys.argv[2:] or ["solve", "solve_f", "inv", "cholesky", "eigh", "eigvals
                          "slogdet", "lstsq", "slstsq", "sinv", "ssvd", "sqr", "eig", "lu", "cho", "ssolve", "scholesky",
                          "seigh", "seigh_evd", "seigh_evx", "ssym", "schur"]
 # Cases whose CPU time grows past minutes beyond BIG.
-slow = ("eigh", "eigvalsh", "svd", "svdvals", "ssvd", "eig", "lstsq", "slstsq", "seigh", "seigh_evd", "seigh_evx", "schur")
+slow = ("eigh", "eigvalsh", "svd", "svdvals", "ssvd", "eig", "lstsq", "slstsq", "seigh", "seigh_evd", "seigh_evx",
+        "schur")
 sizes = [int(s) for s in os.environ.get("SIZES", "1024 2048 4096 8192 16384").split()]
 big = int(os.environ.get("BIG", "8192"))
 repeat = int(os.environ.get("REPEAT", "2"))
