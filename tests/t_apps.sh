@@ -19,6 +19,8 @@ check "forced onto the GPU path: all $n programs ran and agree with the CPU ($(g
 check "forced: calls on the GPU in every program" \
     test "$(grep -c '| [1-9][0-9]* of [0-9]* |' $W/forced.out)" = "$n"
 check "forced: the stand-in saw no bad pointer" test "$(standin violations)" = 0
+check "forced: each program's logged run left its offload log, with its calls, beside the table" \
+    test "$(grep -l '"routine"' $W/forced/apps-small-logs/*.log | wc -l)" = "$n"
 apps default
 rc=$?
 check "by the default policy: all $n programs ran and agree with the CPU ($(grep -m 1 'not run' $W/default.err))" \

@@ -4,7 +4,8 @@ ROUNDS rounds.  For each: the whole process's wall time (median, least and most)
 run agree with the first CPU-only run's within rounding, the calls on the GPU, and the seconds the offload log
 accounts for on each side, from one more run under gpushim with the log on (the timed runs go without it, as a
 user runs a program: the log costs microseconds a call, which a program of many small calls shows).  Writes
-RESULTS/apps-SIZE.md (the table), RESULTS/apps-SIZE.jsonl (every run) and, where matplotlib is installed,
+RESULTS/apps-SIZE.md (the table), RESULTS/apps-SIZE.jsonl (every run), RESULTS/apps-SIZE-logs/NAME.log (the
+logged run's offload log: why each call went where it did) and, where matplotlib is installed,
 RESULTS/apps-SIZE.png (the speed-ups).
 
 usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only NAME,...] [--lib PATH]
@@ -149,9 +150,11 @@ def run_once(prog, side, args, work, i, logged=False):
     """One whole run of a program: its record; logged: with the offload log on, its calls counted"""
     name, _, cmd, rtol, _ = prog
     ext = ".npz" if cmd[0] == "{py}" else ".txt"
-    out, log = os.path.join(work, f"{name}.{side}.{i}{ext}"), os.path.join(work, f"{name}.{side}.{i}.log")
+    out, log = os.path.join(work, f"{name}.{side}.{i}{ext}"), os.path.join(args.logs, f"{name}.log")
     argv = [a.format(py=PY, root=ROOT) for a in cmd] + [args.size, out]
     env = dict(os.environ)
+    if logged and os.path.exists(log):  # (the log appends)
+        os.remove(log)
     if side != "cpu":
         env.update(args.env, LD_PRELOAD=args.lib, **({"GPUSHIM_LOG": log} if logged else {}))
         if args.layer and cmd[0] == "{py}":  # as `python -m gpushim` runs it, from this checkout
@@ -324,9 +327,11 @@ def main():
         ap.error(f"--only: no program {', '.join(sorted(unknown))} (--list lists them)")
     os.makedirs(args.results, exist_ok=True)
     base = os.path.join(args.results, f"apps-{args.size}")
+    args.logs = base + "-logs"
     if args.records:
         rows = [r for r in rows_from(args.records, args.parts) if not only or r["program"] in only]
     else:
+        os.makedirs(args.logs, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="gpushim-apps.") as work, open(base + ".jsonl", "w") as jl:
             rows = [run_program(p, args, work, jl) for p in PROGRAMS if not only or p[0] in only]
     md = table(rows, args)
