@@ -99,7 +99,8 @@ def _eigh(op, a, uplo, result=None, order="C", flags=0):
 
 
 def _np_eigh(a, UPLO="L"):
-    return _eigh("eigh", a, UPLO, _result_type("numpy.linalg", "eigh"))
+    # (the result's type looked up once the call is done: a small call pays nothing for it)
+    return _eigh("eigh", a, UPLO, lambda w, v: _result_type("numpy.linalg", "eigh")(w, v))
 
 
 def _np_eigvalsh(a, UPLO="L"):
@@ -120,7 +121,7 @@ def _slogdet(a, finish):
 
 
 def _np_slogdet(a):
-    return _slogdet(a, _result_type("numpy.linalg", "slogdet"))
+    return _slogdet(a, lambda sign, logdet: _result_type("numpy.linalg", "slogdet")(sign, logdet))
 
 
 def _np_det(a):
@@ -366,8 +367,9 @@ def _lstsq(mod, a, b, rcond, t, sides=False):
 
 def _np_lstsq(a, b, rcond=_UNSET):
     # NumPy's: in double precision, as NumPy computes it (float32 and complex64 results rounded); rcond None:
-    # max(m, n) epsilons of double.  Not given, the original's default (NumPy 1's "warn" goes to it).
-    if type(a) is not np.ndarray or a.ndim != 2 or a.dtype.char not in _REAL:
+    # max(m, n) epsilons of double.  Not given, the original's default (NumPy 1's "warn" goes to it).  The size
+    # first, so that a small call goes to the original at once.
+    if not _wide("lstsq", a, "numpy.linalg"):
         return None
     if rcond is _UNSET:
         rcond = _default("numpy.linalg", "lstsq", "rcond")
@@ -391,8 +393,7 @@ def _np_lstsq(a, b, rcond=_UNSET):
 def _sp_lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True, lapack_driver=None):
     # gelsd, SciPy's default driver, in a's precision; cond None: an epsilon.  The solution is a view of the first
     # n rows of gelsd's B when m > n, as SciPy returns it, and the residuals are SciPy's sums over the others.
-    if overwrite_a or overwrite_b or lapack_driver not in (None, "gelsd") or type(a) is not np.ndarray or \
-            a.ndim != 2 or a.dtype.char not in _REAL:
+    if not _wide("lstsq", a, "scipy.linalg") or overwrite_a or overwrite_b or lapack_driver not in (None, "gelsd"):
         return None
     job = _lstsq("scipy.linalg", a, b, cond, a.dtype.char)
     if job is None or not _sp_lstsq_tall():
