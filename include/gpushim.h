@@ -133,10 +133,13 @@ int gpushim_fft(const char *api, const char *op, const gpushim_array_t *in, cons
 
 /* The fewest points (the elements of the transform's logical array: the complex one of fft and ifft, the real
  * one of rfft, irfft and ihfft, every transform side by side counted) for which gpushim_fft's op on arrays of
- * input type dtype could be done by the policy in effect: a call on fewer would not be, and the caller may make
- * it itself without asking.  INT64_MAX when no call of op is done (an unknown op or dtype,
+ * input type dtype, the caller's own function computing on threads threads (gpushim_fft's), could go to the
+ * GPU by the policy in effect (GPUSHIM_OFFLOAD, the routine's threshold, and its rates for a transform of that
+ * many points, each array copied once): a call on fewer would not, and the caller may make it itself without
+ * asking.  The rates alone decide here; what the process's calls measured (the model's history) does not move a
+ * call below it to the GPU.  INT64_MAX when no call of op is done (an unknown op or dtype,
  * GPUSHIM_OFFLOAD=never, the routine off).  The policy is read once, so the answer holds for the process. */
-int64_t gpushim_fft_min_points(const char *op, char dtype);
+int64_t gpushim_fft_min_points(const char *op, char dtype, int threads);
 
 /* After gpushim_linalg or gpushim_fft returned 0 on this thread: 1 when the library kept that call on the CPU
  * because the cost model weighed it so or the GPU's bring-up was under way (or not yet begun) and the log or

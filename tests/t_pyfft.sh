@@ -47,11 +47,12 @@ done
 check "a call the library does not do is not logged by its Python name, unless the model kept it on the CPU" \
     test "$(count $W/always.log -- 'symbol=*.fft.*' where=cpu)/$($PY tests/logq.py values why $W/auto.log -- \
         'symbol=*.fft.*' where=cpu | grep -cvx 'cpu faster')" = 0/0
-# A transform the cost model keeps on the CPU (a GPU made slow by the policy) is timed in NumPy's or SciPy's own
-# function (scipy.fft's through SciPy's backend, skipping gpushim's): logged by its Python name, bit for bit the
-# original's result.
+# A transform the cost model keeps on the CPU is timed in NumPy's or SciPy's own function (scipy.fft's through
+# SciPy's backend, skipping gpushim's): logged by its Python name, bit for bit the original's result.  The policy
+# makes the GPU take 150 ms and the CPU compute 1 GFLOP/s on any threads: 512 transforms of 4096 points
+# (126 MFLOP) are kept, though as many points in one transform (220 MFLOP: gpushim_fft_min_points) would not be.
 cat >$W/kept.policy <<'POL'
-fftw_* gpu_gflops=0.001 latency_us=1e7
+fftw_* threads=0 cpu_gflops=1 gpu_gflops=1e6 link_gbps=1e6 latency_us=150000 setup_us=0
 POL
 cat >$W/kept.py <<'PY'
 import gpushim, numpy as np, scipy.fft
@@ -65,6 +66,15 @@ check "kept on the CPU: the originals' results ($(tr '\n' ' ' <$W/kept.out))" gr
 check "kept on the CPU: each transform logged by its Python name, timed in the original" sh -c \
     "[ $(count $W/kept.log -- symbol=numpy.fft.fft where=cpu 'why=cpu faster' 'site=kept.py:3 *') = 1 ] &&
      [ $(count $W/kept.log -- symbol=scipy.fft.fft where=cpu 'why=cpu faster' 'site=kept.py:3 *') = 1 ]"
+# The rates weigh the CPU's side on the original's threads before any call: a scipy.fft transform they keep on the
+# CPU for its workers goes to SciPy's own at once, neither weighed nor logged (rfft2 of 1024^2 on 16 workers took
+# 1.07 ms in SciPy and 1.80 through the H200, bench/RESULTS.md 2026-12-07); on one worker the library takes it.
+printf '%s\n' 'import gpushim, numpy as np, scipy.fft' 'x = np.ones((1024, 1024))' 'for w in (16, 1):' \
+    '    scipy.fft.rfft2(x, workers=w)' >$W/workers.py
+(cd $W && shim GPUSHIM_LOG=$W/workers.log $PYP $NP2 workers.py >$W/workers.out 2>&1)
+n16=$(count $W/workers.log -- symbol=scipy.fft.rfft2 threads=16)
+check "scipy.fft's rfft2 of 1024^2: on 16 workers SciPy's own, unweighed; on 1 the library's" \
+    test "$n16/$(count $W/workers.log -- symbol=scipy.fft.rfft2 threads=1)" = 0/1
 # Transforms that the GPU's bring-up keeps on the CPU (not begun, then under way: 300 ms on the stand-in) are
 # timed in the original too: the log has every call, by its Python name.
 printf 'fftw_* cpu_gflops=1 gpu_gflops=1000 link_gbps=10 bringup_us=300000 first_us=0\n' >$W/up.policy

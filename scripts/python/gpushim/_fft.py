@@ -28,7 +28,7 @@ _OPS = {"fft": (True, True, False), "ifft": (True, True, True), "rfft": (False, 
         "irfft": (True, False, True), "ihfft": (False, True, True), "hfft": (True, False, True)}
 # The norm of irfft that gives hfft's (NumPy's and SciPy's _swap_direction).
 _SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
-_min_points = {}  # (operation, type character): gpushim_fft_min_points, for the process
+_min_points = {}  # (operation, type character, threads): gpushim_fft_min_points, for the process
 _query = None  # gpushim_fft_min_points, set by _entry
 
 
@@ -93,7 +93,7 @@ def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1, hermitian=False)
     if cin != cout:  # the complex side has n // 2 + 1 on the last axis
         shape[axes[-1]] = n[-1] if cin else n[-1] // 2 + 1
     t = _type(a, cin, scipy)
-    if t is None or math.prod(shape if cin and not cout else read) < _least(op, t):
+    if t is None or math.prod(shape if cin and not cout else read) < _least(op, t, threads):
         return None
     want = np.dtype(t.upper() if cout else t.lower())
     if out is None:
@@ -112,17 +112,20 @@ def _job(op, a, sizes, axes, norm, out, scipy=False, threads=1, hermitian=False)
         (lambda: y) if out is None or y is out else (lambda: (np.copyto(out, y), out)[1])
 
 
-def _least(op, t):
-    least = _min_points.get((op, t))
+def _least(op, t, threads=1):
+    key = (op, t, threads)
+    least = _min_points.get(key)
     if least is None:
-        least = _min_points[(op, t)] = _query(op.encode(), t.encode())
+        least = _min_points[key] = _query(op.encode(), t.encode(), threads)
     return least
 
 
-def _small(op, a):
-    """Whether a is not an array, or one whose transforms have too few points for the library (a c2r's output has
-    at most twice the input's): the quick answer for the many small calls."""
-    return type(a) is not np.ndarray or 2 * a.size < _least(op, a.dtype.char if a.dtype.char in "fdFD" else "d")
+def _small(op, a, threads=1):
+    """Whether a is not an array, or one whose transforms have too few points for the library on the caller's
+    threads (a c2r's output has at most twice the input's): the quick answer for the many small calls.  One
+    thread's is the lowest: the CPU's side is then slowest."""
+    return type(a) is not np.ndarray or \
+        2 * a.size < _least(op, a.dtype.char if a.dtype.char in "fdFD" else "d", threads)
 
 
 # ---- the plans: each takes the original's arguments and gives _job's call, or None ----------------------------
@@ -159,10 +162,11 @@ def _nd(op, default_axes, takes_out=True):
 
 
 def _sp_other(x, op, overwrite_x, workers, plan):
-    """Whether a scipy.fft call is SciPy's own: a small one, one that lets SciPy write x, one with a plan, or one
-    whose workers SciPy must reject (0, or fewer than minus the CPUs)."""
+    """Whether a scipy.fft call is SciPy's own: a small one (for one thread, then for its workers), one that lets
+    SciPy write x, one with a plan, or one whose workers SciPy must reject (0, or fewer than minus the CPUs)."""
     return _small(op, x) or overwrite_x or plan is not None or \
-        (workers is not None and not (operator.index(workers) > 0 or -(os.cpu_count() or 1) <= workers < 0))
+        (workers is not None and not (operator.index(workers) > 0 or -(os.cpu_count() or 1) <= workers < 0)) or \
+        _small(op, x, _workers(workers))
 
 
 def _workers(workers):
@@ -289,7 +293,7 @@ def _entry():
     bound = _bind("gpushim_fft", [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Array), ctypes.POINTER(_Array),
                                   ctypes.POINTER(_Array), ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_double,
                                   ctypes.c_int],
-                  "gpushim_fft_min_points", [ctypes.c_char_p, ctypes.c_char])
+                  "gpushim_fft_min_points", [ctypes.c_char_p, ctypes.c_char, ctypes.c_int])
     if bound is None:
         return None
     f, _query = bound

@@ -298,27 +298,33 @@ GS_EXPORT int gpushim_fft(const char *api, const char *op, const gpushim_array_t
     return done;
 }
 
-/* An operation's entry, for gs_fa_wanted. */
+/* An operation's entry and the threads the caller computes on, for gs_fa_wanted. */
 typedef struct {
-    int i, e;
+    int i, e, threads;
 } gs_fa_kind_t;
 
-/* Whether the policy would let a transform of operation i (entry e) on points points go to the GPU, its flops
- * the most such points have: one transform of them all (5 N log2 N, halved for r2c and c2r, as the family's). */
+/* Whether the policy's threshold and rates alone would let a transform of operation i (entry e) on points points
+ * go to the GPU, the CPU's side computed on the caller's threads: the most flops such points have (one transform
+ * of them all, 5 N log2 N, halved for r2c and c2r, as the family's) and the fewest bytes (each side's array
+ * copied once, the complex side of r2c and c2r as N / 2 elements), so that no call of that many points could go
+ * there by the rates.  No history: SciPy's rfft2 of 1024^2 on 16 workers, which the rates keep on the CPU, went
+ * to the H200 by it, at 1.80 ms against SciPy's 1.07 (bench/RESULTS.md, 2026-12-07). */
 static bool gs_fa_wanted(const void *arg, int64_t points)
 {
     const gs_fa_kind_t *w = arg;
-    double n = (double)points;
+    double n = (double)points, rs = (double)gs_prec_size(gs_routines[gs_entries[w->e].routine].prec) / 2;
     gs_call_t c = {.routine = gs_entries[w->e].routine, .flops = 5 * n * log2(n)};
-    if (gs_fa_ops[w->i].kind != GS_FFTW_DFT)
+    c.threads = (uint8_t)(w->threads < 255 ? w->threads : 255);
+    bool dft = gs_fa_ops[w->i].kind == GS_FFTW_DFT;
+    if (!dft)
         c.flops /= 2;
-    return gs_policy_decide(&c, gs_backend->op[gs_routines[c.routine].op] != NULL) == GS_WHERE_GPU;
+    return gs_policy_gpu_wins(&c, (dft ? 4 : 2) * rs * n, gs_backend->op[gs_routines[c.routine].op] != NULL);
 }
 
-GS_EXPORT int64_t gpushim_fft_min_points(const char *op, char dtype)
+GS_EXPORT int64_t gpushim_fft_min_points(const char *op, char dtype, int threads)
 {
     gs_init();
     int i = gs_fa_op(op), prec = gs_fa_prec(dtype);
-    gs_fa_kind_t w = {i, i < 0 || prec < 0 ? -1 : gs_fa_entry(gs_fa_ops[i].kind, prec)};
+    gs_fa_kind_t w = {i, i < 0 || prec < 0 ? -1 : gs_fa_entry(gs_fa_ops[i].kind, prec), threads < 1 ? 1 : threads};
     return w.e < 0 ? INT64_MAX : gs_dispatch_least(2, gs_fa_wanted, &w);
 }
