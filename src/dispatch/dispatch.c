@@ -62,6 +62,11 @@ static __attribute__((noinline)) int gs_dispatch_further(gs_call_t *c, const gs_
         return gs_call_cpu(c, c->why), GS_RUN_CPU;
     if (!f->has_work || !f->has_work(args))
         return gs_dispatch_gpu(c, f, args, &o);
+    /* The query's work (the Python layer's input cast or padded for the GPU) only for a call that the GPU's
+     * bring-up does not keep on the CPU: a kept numpy.fft.fft of 2^20 reals made its complex copy first, and cost
+     * 20% more than NumPy's own (bench/pylayer_kept.py, H100, 2026-12-07). */
+    if (gs_gpu_coming(c) != GS_OK)
+        return gs_call_cpu(c, c->why), GS_RUN_CPU;
     /* The query is a call into the CPU library: the thread is marked as inside it. */
     gs_call_cpu(c, c->why);
     return GS_RUN_QUERY;

@@ -41,6 +41,10 @@ typedef struct {
  * negative with the reason in c->why and no lock held: the GPU failed, or its bring-up (or that of the call's
  * family) is under way and waiting does not pay.  Always fails in a forked child, which must not call CUDA. */
 GS_HIDDEN int gs_gpu_acquire(gs_call_t *c);
+/* gs_gpu_acquire's first step, without the lock: GS_OK when the call's family is ready or its bring-up is worth
+ * waiting for (and has been waited for), or when the caller must bring the GPU up itself; otherwise an error,
+ * c->why saying why (gs_warm_want). */
+GS_HIDDEN int gs_gpu_coming(gs_call_t *c);
 /* Gives the GPU up for the process, saying why (once, and in the log). */
 GS_HIDDEN void gs_gpu_disable(const char *what, const char *detail);
 /* Brings the device up if nobody has: UNTRIED or STARTING -> UP or FAILED.  With the GPU lock held; step as

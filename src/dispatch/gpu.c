@@ -7,10 +7,17 @@
 
 _Thread_local bool gs_gpu_mine;
 
-int gs_gpu_acquire(gs_call_t *c)
+int gs_gpu_coming(gs_call_t *c)
 {
     int family = gs_ops[gs_routines[c->routine].op].family;
     if (!gs_gpu_ready(family) && gs.opt.warmup != GS_WARMUP_OFF && gs_warm_want(c, family) != GS_OK)
+        return GS_ENODEV;
+    return GS_OK;
+}
+
+int gs_gpu_acquire(gs_call_t *c)
+{
+    if (gs_gpu_coming(c) != GS_OK)
         return GS_ENODEV;
     gs_msg_flush(); /* what the bring-up thread had to say, once it is over */
     if (atomic_load_explicit(&gs.gpu_state, memory_order_acquire) == GS_GPU_FAILED) {
