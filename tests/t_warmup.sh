@@ -69,6 +69,17 @@ check "auto: the first large SVD waits for the bring-up and runs on the GPU" \
     sh -c "[ $(count $W/svd.log -- routine=dgesdd where=gpu) = 1 ] &&
         awk -v s=$($PY $ROOT/tests/logq.py first seconds $W/svd.log -- where=gpu) 'BEGIN { exit !(s >= 0.3) }'"
 
+# A GPU that a LAPACK call brought up serves the BLAS family at once, cuBLAS having come up with it: the products
+# after the SVD above, predicted at 42 ms on the CPU and under 1 ms on the GPU, none waiting for a tenth of a 3 s
+# bring-up (sk_decomposition's products of X stayed on the CPU so, H100, 2026-12-07).
+printf 'dgemm min_flops=0 cpu_gflops=0.1 cpu_gbps=0 threads=0 gpu_gflops=1000 link_gbps=10 bringup_us=3000000 first_us=0\n' \
+    >$W/svdgemm.policy
+shim GPUSHIM_WARMUP=auto OPENBLAS_NUM_THREADS=2 GS_STANDIN_UP_MS=300 GPUSHIM_PINNED=16M GPUSHIM_LOG=$W/svdgemm.log \
+    GPUSHIM_POLICY=$W/svdgemm.policy $P 6 0 svd_dgemm >$W/svdgemm.out
+check "auto: after an SVD brought the GPU up, every product on it ($(count $W/svdgemm.log -- routine=dgemm where=gpu) of 5)" \
+    sh -c "[ $(count $W/svdgemm.log -- routine=dgesdd where=gpu) = 1 ] &&
+        [ $(count $W/svdgemm.log -- routine=dgemm where=gpu) = 5 ]"
+
 # auto, the default: the bring-up starts once the calls that wanted the GPU would have gained on it what the
 # bring-up takes.  Here each product is predicted at 42 ms on the CPU and under 1 ms on the GPU, and the
 # bring-up at 0.3 s: four products stay below that, and never start it; the eighth starts it.

@@ -157,6 +157,7 @@ const gs_backend_t gs_cuda_backend = {
     .traffic = gs_cuda_backend_traffic,
     .setup = gs_cuda_setup,
     .prepare = gs_cuda_prepare,
+    .prepared = 1u << GS_FAMILY_LAPACK | 1u << GS_FAMILY_FFTW,
     .op =
         {
             [GS_OP_gemm] = gs_cuda_blas,

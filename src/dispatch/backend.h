@@ -58,6 +58,9 @@ typedef struct {
      * thread and without the GPU lock: no call of the family reaches the device before it returns
      * (dispatch/warmup.c).  A failure is reported once; the family's calls then run on the CPU.  NULL: none. */
     void (*prepare)(int family);
+    /* The families (a bit each, by gs_family_id_t) whose library prepare sets up: every other family is ready
+     * once the device is up (cuBLAS comes up with it). */
+    unsigned prepared;
     /* The share of a one-time setup on the device that the call would bear, for the policy (setup_us): 0 when
      * its shape is set up; for an FFT without a cuFFT plan of its geometry, 1 / (1 + the executes of the same
      * FFTW plan before it), so that a plan executed again and again comes to the GPU once it pays.  Infinite
