@@ -459,7 +459,18 @@ def main():
         case(f"slogdet {dt} singular", la.slogdet, np.ones((n, n), dt))
         case(f"det {dt} stacked", la.det, np.stack([a, a]))
         if dt in ("f", "d"):
-            case(f"det {dt} beyond the dtype's range", la.det, s * np.asarray(1e30 if dt == "f" else 1e300, dt))
+            # above and below float64's range (flagged in det), and float32's alone (flagged in NumPy's cast), with
+            # each sign, under the caller's np.errstate: the same result, warning or error
+            big = 1e30 if dt == "f" else 1e300
+            edges = {"above": big, "below": 1 / big, "negative, above": -big}
+            if dt == "f":
+                edges.update({"above float32's": 1e3, "below float32's": 1e-3})
+            for edge, x in edges.items():
+                m = s * np.asarray(x, dt)
+                m[0] = -m[0] if x < 0 else m[0]
+                for mode in ("warn", "raise", "ignore"):
+                    with np.errstate(over=mode, under=mode):
+                        case(f"det {dt} {edge} the range, {mode}", la.det, m)
         case(f"inv {dt} not square", la.inv, a[:, :5])
         case(f"cholesky {dt} not positive definite", la.cholesky, -s)
         case(f"cholesky {dt} not square", la.cholesky, a[:, :5])
