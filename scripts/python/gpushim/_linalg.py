@@ -129,9 +129,9 @@ def _np_det(a):
         """sign times exp(logdet), as NumPy makes it.  Beyond a real dtype's range (above or below), NumPy's det of a
         diagonal matrix that overflows or underflows where a's does, for its result and its warning or error under
         the caller's np.errstate, where NumPy's own call would factor a again (a random matrix of n = 1024 and up
-        overflows: 2.8 times slower, H100).  NumPy's det computes in float64 and casts: a float32 result beyond
-        float64's range is flagged in det (11 entries of 1e30), one only beyond float32's in the cast (2 entries).
-        A complex one's, or NaN: NumPy's own call."""
+        overflows).  NumPy's det computes in float64 and casts: a float32 result beyond float64's range is flagged
+        in det (11 entries of 1e30), one only beyond float32's in the cast (2 entries).  A complex one's, or NaN:
+        NumPy's own call."""
         wide = np.complex128 if a.dtype.kind == "c" else np.float64
         with np.errstate(all="ignore"):
             e = wide(sign) * np.exp(np.float64(logdet))
@@ -144,7 +144,8 @@ def _np_det(a):
         x = a.dtype.type(1e30 if single else 1e300)
         x = x if np.isinf(d) else 1 / x
         k = 11 if single and (np.isinf(e) or e == 0) else 2
-        return sys.modules["numpy.linalg"].det._gpushim_original(np.diag(np.array([sign * x] + [x] * (k - 1), a.dtype)))
+        original = sys.modules["numpy.linalg"].det._gpushim_original
+        return original(np.diag(np.array([sign * x] + [x] * (k - 1), a.dtype)))
     return _slogdet(a, det)
 
 
