@@ -463,11 +463,12 @@ def main():
             # each sign, under the caller's np.errstate: the same result, warning or error
             big = 1e30 if dt == "f" else 1e300
             edges = {"above": big, "below": 1 / big, "negative, above": -big}
-            if dt == "f":
-                edges.update({"above float32's": 1e3, "below float32's": 1e-3})
+            if dt == "f":  # (s's determinant is near 1e39: 1e72 times it is above float32's, 1e-96 times below)
+                edges.update({"above float32's": 1e3, "below float32's": 1e-4})
             for edge, x in edges.items():
-                m = s * np.asarray(x, dt)
-                m[0] = -m[0] if x < 0 else m[0]
+                m = s * np.asarray(abs(x), dt)
+                if x < 0:  # one row negated: a negative determinant
+                    m[0] = -m[0]
                 for mode in ("warn", "raise", "ignore"):
                     with np.errstate(over=mode, under=mode):
                         case(f"det {dt} {edge} the range, {mode}", la.det, m)

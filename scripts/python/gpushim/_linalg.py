@@ -136,7 +136,7 @@ def _np_det(a):
         with np.errstate(all="ignore"):
             e = wide(sign) * np.exp(np.float64(logdet))
             d = a.dtype.type(e)
-        if np.isfinite(d) and (d != 0 or sign == 0):
+        if np.isfinite(d) and d != 0:  # (a singular matrix is NumPy's: _slogdet's call is not done)
             return d
         if a.dtype.kind == "c" or np.isnan(d):
             return NotImplemented
