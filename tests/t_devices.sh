@@ -104,9 +104,21 @@ $T/$PROG $W/ref.bin
 # fft_split NAME BY-DEVICE/VIOLATIONS DEVICES CALLS: results equal, executes by device as given, CALLS logged with
 # the field devices DEVICES ("None": absent).
 fft_split() { same $1 && [ "$(used fft)" = $2 ] && [ "$(count $W/$1.log -- where=gpu devices=$3)" = $4 ]; }
+# On one device an execute out of place whose input is at least 32 MiB runs in parts of at least 16 MiB, copies
+# each way overlapping (cuda_fft.c's pipeline): c2c out of place and 2-d c2c in 4, r2c out of place and the
+# single-precision c2c in 2; the one with padding left alone reads its output, and runs whole.  So 17 executes.
 run fone 2
-check "FFTs, 2 devices, GPUSHIM_DEVICES unset: results equal, every execute on device 0 ($(used fft))" \
-    fft_split fone 9/0/0/0/0 None 9
+check "FFTs, 2 devices, GPUSHIM_DEVICES unset: results equal, every execute on device 0, 4 in parts ($(used fft))" \
+    fft_split fone 17/0/0/0/0 None 9
+# A part of the pipeline that fails, once earlier parts' results have come back: the whole execute is done again
+# by FFTW.  Z2Z's 3rd execute is the third of the c2c's 4 parts; D2Z's 2nd the r2c's last part; copy 8 the upload
+# of a later part of the c2c, after the first part's download was queued.
+failed_one() { same fault && [ "$(count $W/fault.log -- where=cpu 'why=gpu error*')" = 1 ] &&
+    [ "$(standin violations)" = 0 ]; }
+for f in cufftExecZ2Z:3 cufftExecD2Z:2 cudaMemcpy2DAsync:8; do
+    run fault 2 GS_STANDIN_FAIL=$f
+    check "FFTs on one device, $f fails: results equal, one execute on the CPU saying why" failed_one
+done
 run ftwo 2 GPUSHIM_DEVICES=0,1
 check "FFTs, GPUSHIM_DEVICES=0,1: results equal, 7 split between both devices, logged so ($(used fft))" \
     fft_split ftwo 9/7/0/0/0 2 7

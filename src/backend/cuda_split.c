@@ -75,11 +75,9 @@ static bool gs_split_is_fft(const gs_call_t *c)
     return gs_ops[gs_routines[c->routine].op].family == GS_FAMILY_FFTW;
 }
 
-/* The transforms of an FFT that splits by them, 0 for one that does not; then dist[s] and one[s] are the real
- * elements from one transform to the next on side s (0 input, 1 output) and the reals one transform spans
- * there.  Its parts' operands are disjoint when every transform's span ends before the next one begins, with
- * positive strides; in place, both sides' transforms must begin together. */
-static int64_t gs_split_fft_dim(const gs_fftw_t *p, int64_t dist[2], int64_t one[2])
+/* Its parts' operands are disjoint when every transform's span ends before the next one begins, with positive
+ * strides; in place, both sides' transforms must begin together. */
+int64_t gs_split_fft_dim(const gs_fftw_t *p, int64_t dist[2], int64_t one[2])
 {
     const gs_fftw_geom_t *g = &p->g;
     const gs_fftw_layout_t *l = &g->lay;

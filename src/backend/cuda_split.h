@@ -22,6 +22,10 @@ GS_HIDDEN int gs_split_parts(const gs_call_t *c, const void *args);
  * one link's rate, host memory being shared by the links). */
 GS_HIDDEN void gs_split_traffic(const gs_call_t *c, const void *args, const gs_operands_t *o, gs_traffic_t *t);
 
+/* The transforms of an FFT that splits by them (across devices, or through one device's pipeline: cuda_fft.c),
+ * 0 for one that does not; then dist[s] and one[s] are the real elements from one transform to the next on side
+ * s (0 input, 1 output) and the reals one transform spans there. */
+GS_HIDDEN int64_t gs_split_fft_dim(const gs_fftw_t *p, int64_t dist[2], int64_t one[2]);
 /* Part i of parts of an FFT that gs_split_parts splits: its transforms, the whole call's arrays from the
  * part's first transform on, in part (the layout's batch and arrays set; the rest of the geometry is the
  * whole call's). */

@@ -216,6 +216,11 @@ def fixed_cases():
     case("scipy fftn big, real F", "fftn", np.asfortranarray(big.real), {"workers": 2}, big.size, big.size,
          lib="scipy")
     case("scipy hfft big, real", "hfft", big.real.copy(), {}, 8190, 64 * 8190, lib="scipy")
+    # batches of at least 32 MiB, run in parts of unequal size (258 transforms, the last 256) through one device's
+    # pipeline (cuda_fft.c), each part's output scaled for the norm
+    wide = data((1030, 4096), "D")
+    case("fft wide batch, ortho", "fft", wide, {"norm": "ortho"}, 4096, wide.size)
+    case("irfft wide batch, forward", "irfft", wide[:, :2049], {"norm": "forward"}, 4096, wide.size)
     real = big.real.copy()
     if _fft._one("fft")(real)[1] is not real:
         bad.append("fft big, real: the layer copied the input before the library weighed the call")
