@@ -136,11 +136,12 @@ static int gs_cuda_blas_body(gs_call_t *c, const void *arg, const gs_operand_t *
 }
 
 /* What a call of any family would copy (cuda_call.c), and for a call that is split, the devices and their
- * copies. */
+ * copies; for a pipelined FFT, the copies that overlap. */
 static void gs_cuda_backend_traffic(gs_call_t *c, const void *args, const gs_operands_t *o, gs_traffic_t *t)
 {
     gs_cuda_traffic(c, o, t);
     gs_split_traffic(c, args, o, t);
+    gs_cuda_fft_traffic(c, args, t);
 }
 
 /* Every BLAS routine on the GPU. */

@@ -180,6 +180,8 @@ void gs_cuda_traffic(gs_call_t *c, const gs_operands_t *ops, gs_traffic_t *t)
          * directly from then on; the first time, through staging. */
         bool back = x.seen > 0 && bytes >= GS_HOSTREG_MIN;
         *(back ? &t->registered : &t->staged) += moved;
+        t->in += o->in && !held ? bytes : 0;
+        t->registered_out += back && o->out ? bytes : 0;
         t->reg += back && x.seen == 1 ? bytes : 0;
         if (kept && !x.resident) {
             t->invest += bytes;

@@ -231,3 +231,16 @@ double gs_cuda_fft_setup(const gs_call_t *c, const void *args)
     default: return 1.0 / (1.0 + g->execs);
     }
 }
+
+void gs_cuda_fft_traffic(const gs_call_t *c, const void *args, gs_traffic_t *t)
+{
+    gs_fft_pipe_t pp;
+    if (gs_ops[gs_routines[c->routine].op].family != GS_FAMILY_FFTW || gs_split_parts(c, args) > 1 ||
+        !gs_fft_pipe(args, &pp))
+        return;
+    /* While a part comes down the next goes up, but for the first part's upload and the last one's download.  A
+     * download into registered memory (an output used before) runs beside the uploads; one that is staged gains
+     * nothing, the copy threads' unpacking into fresh pages bounding it (H100, bench/RESULTS.md, 2026-12-07). */
+    double in = t->in, out = t->registered_out;
+    t->overlap = (in < out ? in : out) * (1 - 1.0 / pp.parts);
+}

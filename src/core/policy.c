@@ -264,7 +264,7 @@ static double gs_copy_s(const gs_rule_t *r, const gs_traffic_t *t, double *inves
     double reg = r->registered_gbps > 0 ? 1 / (r->registered_gbps * 1e9) : staged;
     double pin = r->register_gbps > 0 ? 1 / (r->register_gbps * 1e9) : 0;
     double check = r->check_gbps > 0 ? 1 / (r->check_gbps * 1e9) : 0;
-    double all = t->staged * staged + t->registered * reg + t->reg * pin + t->resident * check;
+    double all = t->staged * staged + (t->registered - t->overlap) * reg + t->reg * pin + t->resident * check;
     *invest = t->invest * reg + (t->reg < t->invest ? t->reg : t->invest) * pin;
     return all;
 }

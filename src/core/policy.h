@@ -33,6 +33,10 @@ typedef struct {
 typedef struct {
     double staged, registered, reg, invest;
     int again;
+    double in;             /* of staged and registered, the bytes copied in */
+    double registered_out; /* of registered, the bytes copied out */
+    double overlap;        /* registered bytes copied out while others go in (a pipelined FFT's, backend/cuda_fft.c):
+                            * not counted */
     double touched;  /* the operands' bytes, each once: what the CPU library reads and writes */
     double resident; /* bytes of the operands the cache holds, which it checks instead of copying */
     int devices;     /* devices the computation is split across (GPUSHIM_DEVICES); 0 or 1: one */

@@ -256,6 +256,8 @@ START_TEST(test_policy_model)
         /* registered memory at 100 GB/s, registering at 20: 1e8 bytes in 1 ms, plus 5 ms to register them */
         {GS_R_DTRSM, 1e9, {.registered = 1e8}, 0, 0, 0, GS_WHERE_GPU, 2.5, 1.1},
         {GS_R_DTRSM, 1e9, {.registered = 1e8, .reg = 1e8}, 0, 0, 0, GS_WHERE_CPU, 2.5, 6.1},
+        /* half of them copied out while others go in (a pipelined FFT's): 0.5 ms */
+        {GS_R_DTRSM, 1e9, {.registered = 1e8, .overlap = 5e7}, 0, 0, 0, GS_WHERE_GPU, 2.5, 0.6},
         /* the same, but an input that stays on the device, used by 3 calls before: a quarter of 6 ms is borne */
         {GS_R_DTRSM, 1e9, {.registered = 1e8, .reg = 1e8, .invest = 1e8, .again = 3}, 0, 0, 0, GS_WHERE_GPU, 2.5,
          6.1},
