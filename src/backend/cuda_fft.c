@@ -105,8 +105,9 @@ static bool gs_fft_pipe(const gs_fftw_t *p, gs_fft_pipe_t *pp)
     return true;
 }
 
-/* Part k of pp, on device arrays din and dout (w the workspace): its input uploaded unless resident, the
- * transform queued after it, its output scaled and its download queued after that. */
+/* Part k of pp, on the device arrays d (input, output; plan's workspace set): its input uploaded from region h[0]
+ * unless resident, the transform queued after it, its output scaled, and its download to h[1] queued after that
+ * in job j. */
 static int gs_fft_part(gs_call_t *c, const gs_fftw_t *p, const gs_fft_pipe_t *pp, int k, const gs_fft_plan_t *plan,
                        const gs_hreg_t *h, bool upload, char *const d[2], gs_xjob_t *j)
 {
