@@ -3,9 +3,10 @@
 # bytes in its padding and data in what the routine leaves alone, and nothing outside its bound changes, during
 # the call or after it returned (tests/progs/bounds.c); in every symbol spelling, so that pivots, INFO, ranks and
 # counts are written in the caller's integer width; through staging, direct copies, registered memory, tiles,
-# parts of a long column, two devices, and a copy back that failed and was made again.  The same for the Python
-# layer's C entries, gpushim_linalg and gpushim_fft, called directly (tests/progs/bounds_arrays.c): padded and
-# strided outputs with canaries in their gaps, inputs never written, and calls not done writing nothing.
+# parts of a long column, two devices, a batched FFT in parts on one, and a copy back that failed and was made
+# again.  The same for the Python layer's C entries, gpushim_linalg and gpushim_fft, called directly
+# (tests/progs/bounds_arrays.c): padded and strided outputs with canaries in their gaps, inputs never written, and
+# calls not done writing nothing.
 . "$(dirname "$0")/lib.sh"
 
 # within NAME: the run's output says every case kept its bounds.

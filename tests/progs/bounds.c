@@ -705,6 +705,16 @@ static void fft_group(void)
         may(out, 0, 48 * 16);
     }
     arm(), fftw_execute(p), fftw_destroy_plan(p), done(1);
+    {   /* 1030 transforms of 4096 (66 MB each way), run in 4 parts whose copies overlap (backend/cuda_fft.c) */
+        int n = 4096, h = 1030;
+        size_t bytes = (size_t)n * (size_t)h * 16;
+        begin("fft c2c 4096 x1030 out of place, in parts");
+        void *in = arr("in", bytes), *out = arr("out", bytes);
+        p = fftw_plan_many_dft(1, &n, h, in, NULL, 1, n, out, NULL, 1, n, FFTW_FORWARD, FFTW_ESTIMATE);
+        fill(in, 16, (int64_t)n * h, 1, (int64_t)n * h, 0);
+        may(out, 0, bytes);
+    }
+    arm(), fftw_execute(p), fftw_destroy_plan(p), done(1);
 }
 
 /* ---- large: a column longer than a staging piece, copied back in parts; C registered at its second use ---- */
