@@ -236,8 +236,7 @@ double gs_cuda_fft_setup(const gs_call_t *c, const void *args)
 void gs_cuda_fft_traffic(const gs_call_t *c, const void *args, gs_traffic_t *t)
 {
     gs_fft_pipe_t pp;
-    if (gs_ops[gs_routines[c->routine].op].family != GS_FAMILY_FFTW || gs_split_parts(c, args) > 1 ||
-        !gs_fft_pipe(args, &pp))
+    if (gs_ops[gs_routines[c->routine].op].family != GS_FAMILY_FFTW || t->devices > 1 || !gs_fft_pipe(args, &pp))
         return;
     /* While a part comes down the next goes up, but for the first part's upload and the last one's download.  A
      * download into registered memory (an output used before) runs beside the uploads; one that is staged gains

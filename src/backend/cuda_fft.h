@@ -53,7 +53,8 @@ GS_HIDDEN void gs_fft_plan_ran(int dev, const gs_fftw_geom_t *g, bool ok);
 GS_HIDDEN int gs_cuda_fft(gs_call_t *c, const void *args, const gs_operands_t *o);
 GS_HIDDEN double gs_cuda_fft_setup(const gs_call_t *c, const void *args);
 /* For an execute that runs in parts on one device (cuda_fft.c's pipeline), the registered bytes of t copied out
- * while the input goes up: t->overlap.  Nothing for a call of another family. */
+ * while the input goes up: t->overlap.  After gs_split_traffic, whose t->devices says whether the call is split
+ * across devices instead.  Nothing for a call of another family. */
 GS_HIDDEN void gs_cuda_fft_traffic(const gs_call_t *c, const void *args, gs_traffic_t *t);
 
 #endif
