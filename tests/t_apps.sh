@@ -70,6 +70,22 @@ check "--from: the table's head gives the rounds of the records joined, 1 to 2 h
     "grep -q '^Size small, 1 round alternating' $W/from.out &&
      grep -q '^Size small, 1 to 2 rounds alternating' $W/edited.out &&
      grep -q '^| sk_kmeans .*| agree |' $W/edited.out"
+# The ceiling: the CPU-only median over the part of gpushim's median outside the logged calls (10 / (5 - 2.5));
+# none where the calls' seconds overlap (more of them than the logged run lasted: calls from threads at once).
+$PY - >$W/ceil.jsonl <<'PY'
+import json
+for name, cpu, shim, log, gpu, cpus in (("sk_linear", 10, 5, 5.2, 2.0, 0.5), ("pyscf", 8, 8, 8.1, 20.0, 46.0)):
+    for side, s in (("cpu", cpu), ("gpushim", shim), ("gpushim, logged", log)):
+        r = {"program": name, "side": side, "round": "log" if "logged" in side else 1, "seconds": s, "differ": {}}
+        if "logged" in side:
+            r.update(gpu_calls=1, calls=2, call_seconds={"gpu": gpu, "cpu": cpus})
+        print(json.dumps(r))
+PY
+$PY bench/apps/run.py --size small --from $W/ceil.jsonl --results $W/ceil >$W/ceil.out 2>&1
+check "the ceiling of a program, none where its calls overlap, and the medians under the table" sh -c \
+    "grep -q '^| sk_linear .*| 2.00 | 4.00 | 1 of 2 |' $W/ceil.out && grep -q '^| pyscf .*| 1.00 | - | 1 of 2 |' \
+     $W/ceil.out && grep -q '^Median speed-up of the 2 programs: 1.50; median ceiling of the 1 with one: 4.00' \
+     $W/ceil.out"
 # A program whose prerequisite is missing is reported and fails the check, not skipped.
 PATH=/nonexistent $PY bench/apps/run.py --size small --rounds 1 --check --only octave --results $W/none \
     >/dev/null 2>$W/none.err
@@ -82,7 +98,7 @@ for l in symbols layer; do
     $PY bench/apps/run.py --size small --rounds 1 --only scipy_signal $([ $l = layer ] && echo --layer) \
         --results $W/$l --env GPUSHIM_CUDA_LIBDIR=$SI --env GPUSHIM_OFFLOAD=always >$W/$l.out 2>$W/$l.err
 done
-gpu_calls() { awk -F'|' '/^\| scipy_signal/ {split($6, c, " "); print c[1] + 0}' $W/$1.out; }
+gpu_calls() { awk -F'|' '/^\| scipy_signal/ {split($7, c, " "); print c[1] + 0}' $W/$1.out; }
 check "--layer: scipy.signal agrees, and more of its calls reach the GPU ($(gpu_calls symbols) without, \
 $(gpu_calls layer) with)" sh -c "grep -q '| agree |' $W/layer.out && [ $(gpu_calls layer) -gt $(gpu_calls symbols) ]"
 # A program that runs past --timeout is stopped, named, and not run again.

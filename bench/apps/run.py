@@ -3,10 +3,12 @@ runs whole, CPU-only and under gpushim, alternately (the order flips every round
 ROUNDS rounds.  For each: the whole process's wall time (median, least and most), whether the results of every
 run agree with the first CPU-only run's within rounding, the calls on the GPU, and the seconds the offload log
 accounts for on each side, from one more run under gpushim with the log on (the timed runs go without it, as a
-user runs a program: the log costs microseconds a call, which a program of many small calls shows).  Writes
-RESULTS/apps-SIZE.md (the table), RESULTS/apps-SIZE.jsonl (every run), RESULTS/apps-SIZE-logs/NAME.log (the
-logged run's offload log: why each call went where it did) and, where matplotlib is installed,
-RESULTS/apps-SIZE.png (the speed-ups).
+user runs a program: the log costs microseconds a call, which a program of many small calls shows).  Its
+ceiling is the speed-up the program would have if every logged call took no time (the CPU-only median over what
+is left of gpushim's median): the time in code no interposed symbol reaches bounds what gpushim can do for it.
+Writes RESULTS/apps-SIZE.md (the table, and the medians of the speed-ups and ceilings), RESULTS/apps-SIZE.jsonl
+(every run), RESULTS/apps-SIZE-logs/NAME.log (the logged run's offload log: why each call went where it did)
+and, where matplotlib is installed, RESULTS/apps-SIZE.png (the speed-ups).
 
 usage: python bench/apps/run.py [--size small|medium|large] [--rounds N] [--only NAME,...] [--lib PATH]
                                 [--env VAR=VALUE]... [--layer] [--parts] [--timeout S] [--results DIR] [--check]
@@ -223,8 +225,21 @@ def row_of(prog, runs, sides, planned):
         row[side] = (statistics.median(t), min(t), max(t)) if t else None
     logged = [r for r in ok if r["side"] == "gpushim, logged" and "calls" in r]
     if logged:
-        row.update({k: logged[-1][k] for k in ("gpu_calls", "calls", "call_seconds")})
+        row.update({k: logged[-1][k] for k in ("gpu_calls", "calls", "call_seconds")},
+                   logged_seconds=logged[-1]["seconds"])
     return row
+
+
+def ceiling(r):
+    """The speed-up the program would have if every call in its offload log took no time: the CPU-only median
+    over the time gpushim's median spends outside the logged calls, which no symbol reaches.  None without a log,
+    or where the logged calls' seconds add up to more than the logged run's (calls from several threads at once,
+    whose seconds overlap)."""
+    if not r.get("cpu") or not r.get("gpushim") or "call_seconds" not in r:
+        return None
+    inside = r["call_seconds"]["gpu"] + r["call_seconds"]["cpu"]
+    outside = r["gpushim"][0] - inside
+    return r["cpu"][0] / outside if inside <= r["logged_seconds"] and outside > 0 else None
 
 
 def rows_from(paths, parts):
@@ -245,23 +260,28 @@ def table(rows, args):
             f"(least-most), without the offload log; the calls and the log's seconds from one more run with it; "
             f"gpushim: {args.lib}" + (" under python -m gpushim (the layer)" if args.layer else "") +
             "".join(f" {k}={v}" for k, v in args.env.items()) + "\n\n"
-            "| program | CPU | gpushim | speed-up | calls on the GPU | log s GPU / CPU | results |\n"
-            "| --- | --- | --- | --- | --- | --- | --- |\n")
+            "| program | CPU | gpushim | speed-up | ceiling | calls on the GPU | log s GPU / CPU | results |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- |\n")
     lines = []
     for r in rows:
         if "missing" in r:
-            lines.append(f"| {r['program']} | - | - | - | - | - | missing {r['missing']} |")
+            lines.append(f"| {r['program']} | - | - | - | - | - | - | missing {r['missing']} |")
             continue
         t = {s: f"{r[s][0]:.2f} ({r[s][1]:.2f}-{r[s][2]:.2f})" if r[s] else "-" for s in ("cpu", "gpushim")}
         up = f"{r['cpu'][0] / r['gpushim'][0]:.2f}" if r["cpu"] and r["gpushim"] else "-"
+        top = f"{ceiling(r):.2f}" if ceiling(r) else "-"
         c = f"{r['gpu_calls']} of {r['calls']}" if "calls" in r else "-"
         s = f"{r['call_seconds']['gpu']:.2f} / {r['call_seconds']['cpu']:.2f}" if "calls" in r else "-"
         res = [f"{r['failed']} of {r['runs']} runs failed"] if r["failed"] else []
         res += [f"differ: {', '.join(f'{k} ({d:.1e})' for k, d in sorted(r['differ'].items()))}"] if r["differ"] else []
         res += [f"{r['unchecked']} of {r['runs']} runs not compared"] if r["unchecked"] else []
         res = "; ".join(res) or "agree"
-        lines.append(f"| {r['program']} | {t['cpu']} | {t['gpushim']} | {up} | {c} | {s} | {res} |")
-    return head + "\n".join(lines) + "\n"
+        lines.append(f"| {r['program']} | {t['cpu']} | {t['gpushim']} | {up} | {top} | {c} | {s} | {res} |")
+    ups = [r["cpu"][0] / r["gpushim"][0] for r in rows if r.get("cpu") and r.get("gpushim")]
+    tops = [c for c in map(ceiling, rows) if c]
+    foot = (f"\nMedian speed-up of the {len(ups)} programs: {statistics.median(ups):.2f}" if ups else "") + (
+        f"; median ceiling of the {len(tops)} with one: {statistics.median(tops):.2f}" if tops else "")
+    return head + "\n".join(lines) + "\n" + (foot + "\n" if foot else "")
 
 
 def parts_table(rows):
