@@ -335,6 +335,14 @@ check "deferred, the GPU failing: each plan measured at its first execute on the
     sh -c "[ $(measured $W/defer_cpu.log) = 2 ] && [ $(count $W/defer_cpu.log -- where=cpu) = 12 ]"
 check "deferred, the GPU failing: results as FFTW's within rounding (the trials' writes put back)" \
     steps_near $W/defer.cpu
+# While the GPU comes up (the stand-in's bring-up made slow), an execute sent to the CPU for that alone runs the
+# FFTW_ESTIMATE plan: measuring there cost pyFFTW's 256^3 rfftn 2.3 s, more than the bring-up it stood in for.
+shim GPUSHIM_WARMUP=eager GS_STANDIN_UP_MS=1500 GPUSHIM_LOG=$W/defer_up.log $T/fft_defer 64 6 >$W/defer.up \
+    2>/dev/null
+up=$(count $W/defer_up.log -- where=cpu 'why=gpu starting*')
+check "deferred, the GPU coming up: no plan measured for the $up executes on the CPU meanwhile ($(measured \
+    $W/defer_up.log) measured)" sh -c "[ $up -gt 0 ] && [ $(measured $W/defer_up.log) = 0 ]"
+check "deferred, the GPU coming up: results as FFTW's within rounding" steps_near $W/defer.up
 asked="$(intact off), $(intact never) against FFTW's $(intact plain)"
 check "GPUSHIM_FFTW_DEFER=0, GPUSHIM_OFFLOAD=never: the planner measures as asked ($asked)" \
     test "$(intact off)$(intact never)" = "$(intact plain)$(intact plain)"

@@ -283,7 +283,8 @@ typedef struct {
     float pred_wait;      /* of pred_gpu, the GPU's bring-up still to come */
     float pred_queue;     /* of pred_gpu, the GPU work of other calls ahead of this one */
     float cpu_setup;      /* what the CPU side pays before it computes, in times its computing (a deferred FFTW
-                             plan's measuring); 0: nothing */
+                             plan's measuring, which an execute sent there while the GPU comes up skips); 0:
+                             nothing */
     uint8_t sharing;      /* the calls weighed at once as the model weighed this one, itself included (at most
                              255); 0: not weighed, nothing to count down at the end */
     float model[2];       /* by gs_where_t: the rates' seconds, before the history's factor; < 0: not noted */

@@ -35,8 +35,8 @@
  * FFTW is asked to measure (FFTW_MEASURE, PATIENT or EXHAUSTIVE: seconds of trial executes for a large
  * transform; 14 s of the 21 s of bench/apps' fftw_c on the H100 machine) made by the process-wide FFTW,
  * whose executes the policy's rates put on the GPU, unless the GPU has failed.  Such a plan is measured only if
- * one of its executes comes to the CPU (twin.c's gs_fftw_measured), and its planner leaves the arrays alone, as
- * FFTW_ESTIMATE's does (cuFFTW takes no planner flags at all). */
+ * one of its executes comes to the CPU, other than for the GPU's bring-up (twin.c's gs_fftw_measured), and its
+ * planner leaves the arrays alone, as FFTW_ESTIMATE's does (cuFFTW takes no planner flags at all). */
 static bool gs_fftw_defers(const gs_fftw_geom_t *g, unsigned flags, int lib)
 {
     if (!gs.opt.fftw_defer || lib != 0 || g->why || flags & (FFTW_ESTIMATE | FFTW_WISDOM_ONLY) ||
