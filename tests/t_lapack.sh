@@ -171,6 +171,19 @@ if [ "${GS_LAPACK_REAL:-0}" != 1 ]; then
         sh -c "$PYV tests/py/compare.py $W/again.ref.npz $W/again.npz >/dev/null && [ ! -s $W/again.err ] &&
             [ $(count $W/f.log -- where=cpu 'routine=*gesdd' 'why=gpu: *gesvd*failed its test*') = 5 ] &&
             [ $(count $W/f.log -- where=cpu 'routine=*gesdd' 'why=cpu faster') = 3 ]"
+    # By the default policy, a Cholesky solve with one right-hand side and a factor of 72 MB made on the CPU
+    # goes to the GPU: the CPU's solve reads the factor at one core's rate (cpu_gbps of *potrs), about 10 ms
+    # against 3 for copying it (1.5 ms predicted at 55 GB/s kept it on the CPU).
+    rm -f $W/f.log
+    shim GPUSHIM_LOG=$W/f.log $PYV -c '
+import numpy as np, scipy.linalg as sl
+rng = np.random.default_rng(3)
+c = np.triu(rng.standard_normal((3000, 3000))) + 60 * np.eye(3000)
+b = rng.standard_normal(3000)
+x = sl.cho_solve((c, False), b)
+print(np.abs(c.T @ (c @ x) - b).max() < 1e-8)' >$W/potrs.out 2>&1
+    check "default policy: a one-column Cholesky solve of n = 3000 on the GPU ($(cat $W/potrs.out))" \
+        sh -c "[ '$(cat $W/potrs.out)' = True ] && [ $(count $W/f.log -- where=gpu routine=dpotrs) = 1 ]"
     rm -f $W/f.log
     shim GPUSHIM_OFFLOAD=always GPUSHIM_LOG=$W/f.log GS_STANDIN_FAIL=cusolverDnCreate $PYV tests/py/lapack_numpy.py \
         $W/f.npz 200 2>$W/f.err
