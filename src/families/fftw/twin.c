@@ -281,8 +281,8 @@ const void *gs_fftw_measured(gs_call_t *c, const gs_fftw_t *p)
 {
     gs_fftw_geom_t g = p->g;
     /* An execute sent to the CPU only while the GPU comes up (or until its bring-up is worth starting) runs the
-     * FFTW_ESTIMATE plan: measuring then cost pyFFTW's 256^3 rfftn 2.3 s on the H100 machine, four times the
-     * bring-up it stood in for, and the executes after it went to the GPU. */
+     * FFTW_ESTIMATE plan: measuring then cost pyFFTW's 256^3 rfftn 2.35 s on the H100 machine, more than twice
+     * the bring-up it stood in for (1.0 s), and the executes after it went to the GPU. */
     if (!g.measured && !gs_warm_why(c->why) && pthread_mutex_trylock(&gs_fftw_planner_lock) == 0) {
         if (gs_fftw_peek(p->g.plan, &g) && !g.measured)
             g.measured = gs_fftw_measure(c, &g, p), g.measured_in = p->in, g.measured_out = p->out;
