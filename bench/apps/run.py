@@ -262,23 +262,23 @@ def table(rows, args):
             "".join(f" {k}={v}" for k, v in args.env.items()) + "\n\n"
             "| program | CPU | gpushim | speed-up | ceiling | calls on the GPU | log s GPU / CPU | results |\n"
             "| --- | --- | --- | --- | --- | --- | --- | --- |\n")
-    lines = []
+    lines, ups, tops = [], [], []
     for r in rows:
         if "missing" in r:
             lines.append(f"| {r['program']} | - | - | - | - | - | - | missing {r['missing']} |")
             continue
         t = {s: f"{r[s][0]:.2f} ({r[s][1]:.2f}-{r[s][2]:.2f})" if r[s] else "-" for s in ("cpu", "gpushim")}
-        up = f"{r['cpu'][0] / r['gpushim'][0]:.2f}" if r["cpu"] and r["gpushim"] else "-"
-        top = f"{ceiling(r):.2f}" if ceiling(r) else "-"
+        up, top = r["cpu"][0] / r["gpushim"][0] if r["cpu"] and r["gpushim"] else None, ceiling(r)
+        ups += [up] if up else []
+        tops += [top] if top else []
+        up_s, top_s = (f"{x:.2f}" if x else "-" for x in (up, top))
         c = f"{r['gpu_calls']} of {r['calls']}" if "calls" in r else "-"
         s = f"{r['call_seconds']['gpu']:.2f} / {r['call_seconds']['cpu']:.2f}" if "calls" in r else "-"
         res = [f"{r['failed']} of {r['runs']} runs failed"] if r["failed"] else []
         res += [f"differ: {', '.join(f'{k} ({d:.1e})' for k, d in sorted(r['differ'].items()))}"] if r["differ"] else []
         res += [f"{r['unchecked']} of {r['runs']} runs not compared"] if r["unchecked"] else []
         res = "; ".join(res) or "agree"
-        lines.append(f"| {r['program']} | {t['cpu']} | {t['gpushim']} | {up} | {top} | {c} | {s} | {res} |")
-    ups = [r["cpu"][0] / r["gpushim"][0] for r in rows if r.get("cpu") and r.get("gpushim")]
-    tops = [c for c in map(ceiling, rows) if c]
+        lines.append(f"| {r['program']} | {t['cpu']} | {t['gpushim']} | {up_s} | {top_s} | {c} | {s} | {res} |")
     foot = (f"\nMedian speed-up of the {len(ups)} programs: {statistics.median(ups):.2f}" if ups else "") + (
         f"; median ceiling of the {len(tops)} with one: {statistics.median(tops):.2f}" if tops else "")
     return head + "\n".join(lines) + "\n" + (foot + "\n" if foot else "")
