@@ -76,12 +76,17 @@ static int gs_arr_piv_in(gs_call_t *c, gs_sol_t *s)
  * (each is a lower bound of |A^-1|_1, seldom below a third of it). */
 #define GS_ARR_RCOND_MARGIN 1000.0
 
-/* Whether A's 1-norm (an upper bound: gs_rc_norm1) times the norm of its inverse, norm, leaves A clear of
- * SciPy's threshold. */
-static bool gs_arr_clear_of(const gs_lapack_t *p, double norm, double *sums)
+/* A's 1-norm, an upper bound (gs_rc_norm1), with 2 n doubles of sums. */
+static double gs_arr_norm_a(const gs_lapack_t *p, double *sums)
+{
+    return gs_rc_norm1(p->a, p->n, p->lda, p->ta, p->op == GS_OP_posv ? p->uplo : 0, p->prec, sums);
+}
+
+/* Whether A's 1-norm na times the norm of its inverse, norm, leaves A clear of SciPy's threshold (never where
+ * either is NaN). */
+static bool gs_arr_clear_of(const gs_lapack_t *p, double na, double norm)
 {
     double eps = p->prec == GS_P_S || p->prec == GS_P_C ? FLT_EPSILON : DBL_EPSILON;
-    double na = gs_rc_norm1(p->a, p->n, p->lda, p->ta, p->op == GS_OP_posv ? p->uplo : 0, p->prec, sums);
     return na * norm <= 1 / (GS_ARR_RCOND_MARGIN * eps);
 }
 
@@ -91,13 +96,14 @@ static size_t gs_arr_cond_host(const gs_lapack_t *p)
     return p->cond ? (size_t)p->n * (2 * sizeof(double) + gs_prec_size(p->prec) + sizeof(int)) : 0;
 }
 
-/* solve_rcond and posv_rcond, once A's factors are in d[0]: SciPy's call instead (GS_EEXACT, nothing written)
- * when the factorisation failed or A is ill-conditioned or nearly by LAPACK's estimate, made with dx on the
- * device. */
+/* solve_rcond and posv_rcond, once A's factorisation is queued into d[0]: SciPy's call instead (GS_EEXACT,
+ * nothing written) when the factorisation failed or A is ill-conditioned or nearly by LAPACK's estimate, made
+ * with dx on the device.  A's 1-norm is taken on the host while the GPU factors. */
 static int gs_arr_estimate(gs_call_t *c, gs_sol_t *s, char *dx)
 {
     const gs_lapack_t *p = s->p;
     size_t n = (size_t)p->n;
+    double na = gs_arr_norm_a(p, (double *)(void *)s->hextra);
     int rc = gs_small_copy(c, s->hinfo, s->info, sizeof s->hinfo, cudaMemcpyDeviceToHost);
     if (rc != GS_OK)
         return rc;
@@ -111,7 +117,7 @@ static int gs_arr_estimate(gs_call_t *c, gs_sol_t *s, char *dx)
     double est;
     if ((rc = gs_rc_estimate(c, s, &e, &est)) != GS_OK)
         return rc;
-    if (gs_arr_clear_of(p, est, (double *)(void *)s->hextra))
+    if (gs_arr_clear_of(p, na, est))
         return GS_OK;
     gs_call_why(c, "ill-conditioned or nearly: SciPy's call gives its warning");
     return GS_EEXACT;
@@ -157,7 +163,7 @@ static const char *gs_arr_cond(const gs_sol_t *s)
         return NULL;
     double *sums = (double *)(void *)s->hextra;
     double nx = gs_rc_norm1(p->x, p->n, p->ldx, p->tx, 0, p->prec, sums);
-    return gs_arr_clear_of(p, nx, sums) ? NULL : "ill-conditioned or nearly: SciPy's call gives its warning";
+    return gs_arr_clear_of(p, gs_arr_norm_a(p, sums), nx) ? NULL : "ill-conditioned or nearly: SciPy's call gives its warning";
 }
 
 static size_t gs_arr_gesv_extra(const gs_sol_t *s)
