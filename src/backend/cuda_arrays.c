@@ -162,8 +162,8 @@ static const char *gs_arr_cond(const gs_sol_t *s)
     if (!p->cond || p->b)
         return NULL;
     double *sums = (double *)(void *)s->hextra;
-    double nx = gs_rc_norm1(p->x, p->n, p->ldx, p->tx, 0, p->prec, sums);
-    return gs_arr_clear_of(p, gs_arr_norm_a(p, sums), nx) ? NULL : "ill-conditioned or nearly: SciPy's call gives its warning";
+    double nx = gs_rc_norm1(p->x, p->n, p->ldx, p->tx, 0, p->prec, sums), na = gs_arr_norm_a(p, sums);
+    return gs_arr_clear_of(p, na, nx) ? NULL : "ill-conditioned or nearly: SciPy's call gives its warning";
 }
 
 static size_t gs_arr_gesv_extra(const gs_sol_t *s)
